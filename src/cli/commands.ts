@@ -1,0 +1,141 @@
+import { readFileSync } from 'node:fs'
+import { parseBatch } from '../adapters/parse-batch.js'
+import type { Wait } from '../dispatch/scheduler.js'
+import { ToolhostError } from '../errors.js'
+import type { Host } from '../host.js'
+import type { ToolResult } from '../types.js'
+import type { CliArgs } from './args.js'
+import { renderTimeline } from './timeline.js'
+
+export interface Output {
+  out: (text: string) => void
+  err: (text: string) => void
+}
+
+/** `toolhost list`: every tool, whether it is offered now, and why not. */
+export async function listCommand(host: Host, args: CliArgs, io: Output): Promise<number> {
+  const availability = new Map((await host.registry.explainAvailability({}, { checkTimeoutMs: host.config.availability.check_timeout_ms })).map((a) => [a.name, a]))
+  const tools = host.registry.list().map((t) => {
+    const a = availability.get(t.name)
+    return { name: t.name, toolset: t.toolset, description: t.description, available: a?.available ?? false, ...(a?.reason ? { reason: a.reason } : {}) }
+  })
+  if (args.json) {
+    io.out(JSON.stringify({ tools }, null, 2))
+    return 0
+  }
+  const nameWidth = Math.max(4, ...tools.map((t) => t.name.length))
+  const setWidth = Math.max(7, ...tools.map((t) => t.toolset.length))
+  io.out(`${'tool'.padEnd(nameWidth)}  ${'toolset'.padEnd(setWidth)}  status`)
+  for (const t of tools) {
+    io.out(`${t.name.padEnd(nameWidth)}  ${t.toolset.padEnd(setWidth)}  ${t.available ? 'available' : `hidden: ${t.reason}`}`)
+  }
+  io.out(`\n${tools.filter((t) => t.available).length} of ${tools.length} tools available`)
+  for (const f of host.pluginReport.failed) io.err(`plugin ${f.file} failed to load: ${f.message}`)
+  return 0
+}
+
+/** `toolhost doctor`: config, env, plugins, hidden tools; exit 1 when something needs fixing. */
+export async function doctorCommand(host: Host, _args: CliArgs, io: Output): Promise<number> {
+  const c = host.config
+  io.out(`config:        ${host.configFile ?? '(none found; defaults)'}`)
+  io.out(`root:          ${host.root}`)
+  io.out(`env file:      ${c.env_file === '' ? '(disabled)' : c.env_file}`)
+  io.out(`mode:          ${host.mode}, max_workers ${host.maxWorkers}, timeout ${c.dispatch.timeout_ms} ms`)
+  io.out(`permissions:   ${c.permissions.mode}`)
+  io.out(`plugins:       ${host.pluginReport.loaded.length} loaded, ${host.pluginReport.failed.length} failed`)
+  for (const file of host.pluginReport.loaded) io.out(`  ok      ${file} (${(host.pluginReport.toolsByFile.get(file) ?? []).join(', ') || 'no tools'})`)
+  for (const f of host.pluginReport.failed) io.out(`  FAILED  ${f.file}: ${f.message}`)
+  const hidden = (await host.registry.explainAvailability({}, { checkTimeoutMs: c.availability.check_timeout_ms })).filter((a) => !a.available)
+  io.out(`tools:         ${host.registry.list().length} registered, ${hidden.length} hidden`)
+  for (const h of hidden) io.out(`  hidden  ${h.name}: ${h.reason}`)
+  return host.pluginReport.failed.length > 0 ? 1 : 0
+}
+
+/** `toolhost call NAME [JSON]`: one call; prints its content (or the result with --json). */
+export async function callCommand(host: Host, args: CliArgs, io: Output): Promise<number> {
+  const [name, json] = args.positionals
+  if (!name) throw new ToolhostError('E_USAGE', 'call needs a tool name: toolhost call NAME [JSON]')
+  const result = await host.call({ id: 'call_1', name, arguments: json ?? '' })
+  if (args.json) io.out(JSON.stringify(result, null, 2))
+  else if (result.ok) io.out(result.content)
+  else io.err(`error ${result.error?.code}: ${result.error?.message}`)
+  return result.ok ? 0 : 1
+}
+
+/** Reads a batch file (or stdin for `-`). */
+export function readBatch(file: string | undefined): ReturnType<typeof parseBatch> {
+  if (!file) throw new ToolhostError('E_USAGE', 'name a batch file, or - for standard input')
+  let text: string
+  try {
+    text = readFileSync(file === '-' ? 0 : file, 'utf8')
+  } catch (error) {
+    throw new ToolhostError('E_USAGE', `cannot read ${file}: ${(error as Error).message}`)
+  }
+  let document: unknown
+  try {
+    document = JSON.parse(text)
+  } catch (error) {
+    throw new ToolhostError('E_USAGE', `${file} is not valid JSON: ${(error as Error).message}`)
+  }
+  return parseBatch(document, file)
+}
+
+/** `toolhost run FILE|-`: a batch; results in call order; `--trace` adds timings and the plan. */
+export async function runCommand(host: Host, args: CliArgs, io: Output): Promise<number> {
+  const calls = readBatch(args.positionals[0])
+  const mode = (args.mode as Host['mode'] | undefined) ?? host.mode
+  const waits = new Map<string, Wait[]>()
+  const stop = host.onEvent((e) => {
+    if (e.type === 'waiting') waits.set(e.id, e.on)
+  })
+  const controller = new AbortController()
+  const onSigint = (): void => controller.abort()
+  process.once('SIGINT', onSigint)
+  let results: ToolResult[]
+  try {
+    results = await host.run(calls, { mode, trace: args.trace, signal: controller.signal })
+  } finally {
+    process.off('SIGINT', onSigint)
+    stop()
+  }
+  if (args.json) {
+    io.out(JSON.stringify({ mode, results }, null, 2))
+  } else {
+    for (const r of results) {
+      const head = r.ok ? `ok    ${r.id} ${r.name}` : `error ${r.id} ${r.name} ${r.error?.code}`
+      io.out(`${head}\n${indent(r.content)}`)
+    }
+    if (args.trace) io.out(`\n${mode} mode timeline:\n${renderTimeline(results, waits)}`)
+  }
+  return results.every((r) => r.ok) ? 0 : 1
+}
+
+/** `toolhost explain FILE|-`: the plan without running anything. */
+export async function explainCommand(host: Host, args: CliArgs, io: Output): Promise<number> {
+  const calls = readBatch(args.positionals[0])
+  const plan = await host.explain(calls, { mode: (args.mode as Host['mode'] | undefined) ?? host.mode })
+  if (args.json) {
+    io.out(JSON.stringify(plan, null, 2))
+    return 0
+  }
+  io.out(`${plan.mode} mode plan (${plan.calls.length} calls):`)
+  for (const c of plan.calls) {
+    if (c.error) {
+      io.out(`${c.id} ${c.name}: will not run — ${c.error.code}: ${c.error.message}`)
+      continue
+    }
+    const fp = c.footprint!
+    const touches = fp.kind === 'barrier' ? `runs alone: ${fp.reason}` : fp.kind === 'free' ? 'touches nothing shared' : fp.touches.map((t) => `${t.access} ${t.label}`).join(', ')
+    io.out(`${c.id} ${c.name}: ${touches}`)
+    if (c.waitsFor.length === 0) io.out('    starts at once')
+    for (const w of c.waitsFor) io.out(`    waits for ${w.id}: ${w.reason}`)
+  }
+  return 0
+}
+
+function indent(text: string): string {
+  const lines = text.split('\n')
+  const shown = lines.slice(0, 20).map((l) => `      ${l}`)
+  if (lines.length > 20) shown.push(`      … ${lines.length - 20} more lines`)
+  return shown.join('\n')
+}

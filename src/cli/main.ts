@@ -1,0 +1,63 @@
+import { isToolhostError } from '../errors.js'
+import { createHost, type Host } from '../host.js'
+import { parseCliArgs, USAGE, type CliArgs } from './args.js'
+import { callCommand, doctorCommand, explainCommand, listCommand, runCommand, type Output } from './commands.js'
+import { demoCommand } from './demo.js'
+import { askOnTerminal, isInteractive } from './terminal-ask.js'
+
+type Command = (host: Host, args: CliArgs, io: Output) => Promise<number>
+
+const COMMANDS: Record<string, Command> = {
+  list: listCommand,
+  doctor: doctorCommand,
+  call: callCommand,
+  run: runCommand,
+  explain: explainCommand,
+}
+
+const consoleOutput: Output = {
+  out: (text) => process.stdout.write(text + '\n'),
+  err: (text) => process.stderr.write(text + '\n'),
+}
+
+/** Runs the CLI; resolves with the exit code (0 ok, 1 a call failed, 2 usage or configuration). */
+export async function main(argv: readonly string[], io: Output = consoleOutput): Promise<number> {
+  let host: Host | undefined
+  try {
+    const args = parseCliArgs(argv)
+    if (args.help || !args.command) {
+      io.out(USAGE)
+      return args.help ? 0 : 2
+    }
+    if (args.command === 'demo') return await demoCommand(args, io)
+    const command = COMMANDS[args.command]
+    if (!command) {
+      io.err(`unknown command "${args.command}"\n\n${USAGE}`)
+      return 2
+    }
+    host = await createHostForCli(args)
+    return await command(host, args, io)
+  } catch (error) {
+    if (isToolhostError(error)) {
+      io.err(`toolhost: ${error.code}: ${error.message}`)
+      return 2
+    }
+    io.err(`toolhost: internal error: ${(error as Error)?.stack ?? String(error)}`)
+    return 2
+  } finally {
+    await host?.close()
+  }
+}
+
+/** The host as the CLI sets it up: config, root, extra plugin folders, a terminal to ask on. */
+export async function createHostForCli(args: CliArgs, overrides: { root?: string; config?: string } = {}): Promise<Host> {
+  const root = overrides.root ?? args.root
+  const config = overrides.config ?? args.config
+  return createHost({
+    ...(config !== undefined ? { config, configExplicit: true } : {}),
+    ...(root !== undefined ? { root } : {}),
+    plugins: args.plugins,
+    ...(args.mode ? { mode: args.mode as Host['mode'] } : {}),
+    ...(isInteractive() ? { ask: askOnTerminal } : {}),
+  })
+}

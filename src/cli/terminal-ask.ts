@@ -1,0 +1,21 @@
+import { createInterface } from 'node:readline/promises'
+import type { AskHandler } from '../types.js'
+
+/** Asks on the terminal (prompt on stderr, answer from stdin). Only for interactive sessions. */
+export const askOnTerminal: AskHandler = async (request, signal) => {
+  const rl = createInterface({ input: process.stdin, output: process.stderr })
+  try {
+    const choices = request.choices && request.choices.length > 0 ? `\n${request.choices.map((c, i) => `  ${i + 1}) ${c}`).join('\n')}\n` : ''
+    const answer = await rl.question(`\n${request.question}${choices}\n> `, { signal })
+    const n = Number(answer.trim())
+    if (request.choices && Number.isInteger(n) && n >= 1 && n <= request.choices.length) return request.choices[n - 1]!
+    return answer.trim()
+  } finally {
+    rl.close()
+  }
+}
+
+/** True when a person can answer on this terminal. */
+export function isInteractive(): boolean {
+  return Boolean(process.stdin.isTTY && process.stderr.isTTY)
+}

@@ -1,0 +1,34 @@
+import type { Wait } from '../dispatch/scheduler.js'
+import type { ToolResult } from '../types.js'
+
+/**
+ * Draws one row per call with a bar on a shared time axis, so a person sees at a glance what ran
+ * together and what waited, and why. Results need `startedAt`/`endedAt` (run with trace).
+ */
+export function renderTimeline(results: readonly ToolResult[], waits: ReadonlyMap<string, Wait[]>, width = 48): string {
+  const ran = results.filter((r) => typeof r.startedAt === 'number' && typeof r.endedAt === 'number')
+  const t0 = Math.min(...ran.map((r) => r.startedAt as number))
+  const t1 = Math.max(...ran.map((r) => r.endedAt as number))
+  const span = Math.max(t1 - t0, 1e-9)
+  const idWidth = Math.max(4, ...results.map((r) => r.id.length))
+  const nameWidth = Math.max(4, ...results.map((r) => r.name.length))
+  const lines: string[] = []
+  lines.push(`${'call'.padEnd(idWidth)}  ${'tool'.padEnd(nameWidth)}  ${'0 ms'.padEnd(width / 2)}${`${(t1 - t0).toFixed(1)} ms`.padStart(width / 2)}`)
+  for (const r of results) {
+    let bar: string
+    let when: string
+    if (typeof r.startedAt === 'number' && typeof r.endedAt === 'number' && ran.length > 0) {
+      const from = Math.min(width - 1, Math.floor(((r.startedAt - t0) / span) * width))
+      const to = Math.max(from + 1, Math.min(width, Math.round(((r.endedAt - t0) / span) * width)))
+      bar = ' '.repeat(from) + '█'.repeat(to - from) + ' '.repeat(width - to)
+      when = `${(r.startedAt - t0).toFixed(1)}–${(r.endedAt - t0).toFixed(1)} ms`
+    } else {
+      bar = '·'.repeat(width)
+      when = 'did not run'
+    }
+    const status = r.ok ? 'ok' : (r.error?.code ?? 'failed')
+    lines.push(`${r.id.padEnd(idWidth)}  ${r.name.padEnd(nameWidth)}  |${bar}| ${when}  ${status}`)
+    for (const w of waits.get(r.id) ?? []) lines.push(`${''.padEnd(idWidth + nameWidth + 4)}waited for ${w.id}: ${w.reason}`)
+  }
+  return lines.join('\n')
+}

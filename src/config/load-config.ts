@@ -1,0 +1,85 @@
+import { existsSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import { parseDocument } from 'yaml'
+import { ToolhostError } from '../errors.js'
+import { createAjv, describeSchemaErrors } from '../schema.js'
+import { defaultConfig } from './defaults.js'
+import { CONFIG_SCHEMA } from './schema.js'
+import type { LoadedConfig, ToolhostConfig } from './types.js'
+
+const validateConfig = createAjv().compile(CONFIG_SCHEMA)
+
+/**
+ * Reads, validates and merges config.yaml with the defaults. A missing default file means defaults;
+ * a file named explicitly must exist. Any fault throws `E_CONFIG_INVALID` naming the file and key.
+ *
+ * @example
+ * const { config } = loadConfig({ file: 'config.yaml' })
+ */
+export function loadConfig(options: { file?: string; explicit?: boolean; cwd?: string } = {}): LoadedConfig {
+  const cwd = options.cwd ?? process.cwd()
+  const file = path.resolve(cwd, options.file ?? 'config.yaml')
+  if (!existsSync(file)) {
+    if (options.explicit) throw new ToolhostError('E_CONFIG_INVALID', `${file}: config file not found`)
+    return { config: defaultConfig(), file: undefined, baseDir: cwd }
+  }
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (error) {
+    throw new ToolhostError('E_CONFIG_INVALID', `${file}: cannot read: ${(error as Error).message}`, { cause: error })
+  }
+  return { config: parseConfigText(text, file), file, baseDir: path.dirname(file) }
+}
+
+/** Parses and validates config text; `source` names it in errors. Exported for tests and embedding. */
+export function parseConfigText(text: string, source: string): ToolhostConfig {
+  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false })
+  if (doc.errors.length > 0) {
+    const first = doc.errors[0]!
+    const line = first.linePos?.[0]
+    throw new ToolhostError(
+      'E_CONFIG_INVALID',
+      `${source}${line ? `:${line.line}:${line.col}` : ''}: not valid YAML: ${first.message.split('\n')[0]}`,
+    )
+  }
+  const raw: unknown = doc.toJS() ?? {}
+  return mergeConfig(raw, source)
+}
+
+/** Validates a config object (from YAML or an embedding caller) and merges it over the defaults. */
+export function mergeConfig(raw: unknown, source: string): ToolhostConfig {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new ToolhostError('E_CONFIG_INVALID', `${source}: the top level must be a mapping of sections (workspace:, dispatch:, …)`)
+  }
+  // A section written with all its keys commented out (`dispatch:`) is null in YAML: treat it as empty.
+  raw = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== null))
+  if (!validateConfig(raw)) {
+    const problems = (validateConfig.errors ?? []).map((error) => describeConfigError(error, raw))
+    throw new ToolhostError('E_CONFIG_INVALID', `${source}: ${[...new Set(problems)].join('; ')}`)
+  }
+  return deepMerge(defaultConfig(), raw) as ToolhostConfig
+}
+
+function describeConfigError(error: { instancePath: string; keyword: string; params: Record<string, unknown>; message?: string }, raw: unknown): string {
+  const keyPath = error.instancePath.split('/').slice(1).join('.')
+  if (error.keyword === 'additionalProperties') {
+    const key = [keyPath, String(error.params.additionalProperty)].filter(Boolean).join('.')
+    return `unknown key \`${key}\``
+  }
+  const [line] = describeSchemaErrors([error as never], raw)
+  return `key \`${keyPath || '(top level)'}\`: ${line?.replace(/^`[^`]*` /, '') ?? error.message}`
+}
+
+function deepMerge(base: unknown, over: unknown): unknown {
+  if (isPlainObject(base) && isPlainObject(over)) {
+    const out: Record<string, unknown> = { ...base }
+    for (const [key, value] of Object.entries(over)) out[key] = key in base ? deepMerge(base[key], value) : value
+    return out
+  }
+  return over === undefined || over === null ? base : over
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

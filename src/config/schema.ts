@@ -1,0 +1,63 @@
+/** JSON Schema of config.yaml. Every section is closed: an unknown key is an error, not a silent no-op. */
+
+const positiveInt = { type: 'integer', minimum: 1 } as const
+const nonNegativeInt = { type: 'integer', minimum: 0 } as const
+const nonEmptyString = { type: 'string', minLength: 1 } as const
+const toolNames = { type: 'array', items: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,64}$' } } as const
+const stringList = { type: 'array', items: nonEmptyString } as const
+
+const section = (properties: Record<string, unknown>) =>
+  ({ type: 'object', properties, additionalProperties: false }) as const
+
+export const CONFIG_SCHEMA = section({
+  workspace: section({ root: nonEmptyString, deny: stringList }),
+  env_file: { type: 'string' },
+  plugins: section({ dirs: stringList, watch: { type: 'boolean' } }),
+  availability: section({ check_timeout_ms: positiveInt }),
+  dispatch: section({
+    mode: { enum: ['graph', 'partition', 'batch', 'serial'] },
+    max_workers: { type: 'integer', minimum: 1, maximum: 1024 },
+    timeout_ms: positiveInt,
+    interrupt_grace_ms: nonNegativeInt,
+    parallel_safe: toolNames,
+    never_parallel: toolNames,
+    path_scoped: toolNames,
+  }),
+  limits: section({
+    max_result_chars: { type: 'integer', minimum: 100 },
+    max_read_chars: { type: 'integer', minimum: 100 },
+    max_argument_chars: { type: 'integer', minimum: 100 },
+    results_dir: nonEmptyString,
+  }),
+  read_file: section({ on_overflow: { enum: ['truncate', 'error'] } }),
+  search_files: section({ max_results: positiveInt }),
+  web_search: section({ timeout_ms: positiveInt, max_results: positiveInt }),
+  processes: section({
+    dir: nonEmptyString,
+    checkpoint: nonEmptyString,
+    buffer_chars: { type: 'integer', minimum: 1000 },
+    kill_grace_ms: nonNegativeInt,
+    max_running: positiveInt,
+    retention_ms: nonNegativeInt,
+  }),
+  terminal: section({ timeout_ms: positiveInt, dangerous_patterns: stringList }),
+  permissions: section({
+    mode: { enum: ['ask', 'accept-edits', 'auto', 'plan', 'bypass'] },
+    allow: stringList,
+    ask: stringList,
+    deny: stringList,
+    audit_log: nonEmptyString,
+  }),
+  serve: section({ host: nonEmptyString }),
+  mcp_servers: {
+    type: 'object',
+    propertyNames: { pattern: '^[A-Za-z0-9_-]{1,32}$' },
+    additionalProperties: section({
+      command: nonEmptyString,
+      args: { type: 'array', items: { type: 'string' } },
+      env: { type: 'object', additionalProperties: { type: 'string' } },
+      url: nonEmptyString,
+      parallel_safe: { type: 'boolean' },
+    }),
+  },
+})

@@ -1,0 +1,64 @@
+/** The shape of config.yaml after defaults are merged. Every key is documented in config.yaml. */
+
+export type DispatchMode = 'graph' | 'partition' | 'batch' | 'serial'
+export type PermissionMode = 'ask' | 'accept-edits' | 'auto' | 'plan' | 'bypass'
+
+export interface McpServerConfig {
+  command?: string
+  args?: string[]
+  env?: Record<string, string>
+  url?: string
+  parallel_safe?: boolean
+}
+
+export interface ToolhostConfig {
+  workspace: { root: string; deny: string[] }
+  env_file: string
+  plugins: { dirs: string[]; watch: boolean }
+  availability: { check_timeout_ms: number }
+  dispatch: {
+    mode: DispatchMode
+    max_workers: number
+    timeout_ms: number
+    interrupt_grace_ms: number
+    parallel_safe: string[]
+    never_parallel: string[]
+    path_scoped: string[]
+  }
+  limits: {
+    max_result_chars: number
+    max_read_chars: number
+    max_argument_chars: number
+    results_dir: string
+  }
+  read_file: { on_overflow: 'truncate' | 'error' }
+  search_files: { max_results: number }
+  web_search: { timeout_ms: number; max_results: number }
+  processes: {
+    dir: string
+    checkpoint: string
+    buffer_chars: number
+    kill_grace_ms: number
+    max_running: number
+    retention_ms: number
+  }
+  terminal: { timeout_ms: number; dangerous_patterns: string[] }
+  permissions: {
+    mode: PermissionMode
+    allow: string[]
+    ask: string[]
+    deny: string[]
+    audit_log: string
+  }
+  serve: { host: string }
+  mcp_servers: Record<string, McpServerConfig>
+}
+
+/** A loaded config and where it came from (for error messages and relative paths). */
+export interface LoadedConfig {
+  config: ToolhostConfig
+  /** Absolute path of the config file, or undefined when none was found and defaults apply. */
+  file: string | undefined
+  /** Folder that relative paths in the config file resolve against. */
+  baseDir: string
+}

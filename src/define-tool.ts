@@ -1,0 +1,71 @@
+import { ToolhostError } from './errors.js'
+import type { Tool, ToolSpec } from './types.js'
+
+/** Tool names the model may use: letters, digits, `_`, `.`, `-`; 1 to 64 characters. */
+export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/
+
+const no = (): boolean => false
+
+/**
+ * Fills a tool spec with conservative defaults: not parallel-safe, not read-only, not destructive,
+ * no scope, no check. A tool must opt in to every optimisation.
+ *
+ * @example
+ * registry.register(defineTool({
+ *   name: 'echo', toolset: 'demo', description: 'Echo a message back.',
+ *   parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
+ *   handler: async (args) => args.text,
+ * }))
+ */
+export function defineTool<Args = Record<string, unknown>>(spec: ToolSpec<Args>): Tool<Args> {
+  assertSpecShape(spec)
+  return {
+    name: spec.name,
+    toolset: spec.toolset ?? 'default',
+    description: spec.description,
+    parameters: spec.parameters,
+    handler: spec.handler,
+    check: spec.check,
+    requiresEnv: [...(spec.requiresEnv ?? [])],
+    parallelSafe: spec.parallelSafe ?? false,
+    neverParallel: spec.neverParallel ?? false,
+    pathScoped: spec.pathScoped ?? false,
+    changesContext: spec.changesContext ?? false,
+    readOnly: spec.readOnly ?? no,
+    destructive: spec.destructive ?? no,
+    idempotent: spec.idempotent ?? false,
+    openWorld: spec.openWorld ?? false,
+    scope: spec.scope,
+    checkPermissions: spec.checkPermissions,
+    maxResultChars: spec.maxResultChars,
+    timeoutMs: spec.timeoutMs,
+  }
+}
+
+function assertSpecShape(spec: ToolSpec<never>): void {
+  const fail = (what: string, got: unknown): never => {
+    throw new ToolhostError(
+      'E_SCHEMA_INVALID',
+      `defineTool: ${what}; got ${JSON.stringify(got) ?? String(got)} (${got === null ? 'null' : typeof got})`,
+    )
+  }
+  if (typeof spec !== 'object' || spec === null) fail('expected a tool spec object', spec)
+  if (typeof spec.name !== 'string' || !TOOL_NAME_PATTERN.test(spec.name))
+    fail('`name` must match ^[A-Za-z0-9_.-]{1,64}$', spec.name)
+  if (typeof spec.description !== 'string' || spec.description.trim() === '')
+    fail(`tool "${spec.name}": \`description\` must be a non-empty string`, spec.description)
+  if (typeof spec.handler !== 'function') fail(`tool "${spec.name}": \`handler\` must be a function`, spec.handler)
+  if (typeof spec.parameters !== 'object' || spec.parameters === null || spec.parameters.type !== 'object')
+    fail(`tool "${spec.name}": \`parameters\` must be a JSON Schema with type "object"`, spec.parameters)
+  if (spec.toolset !== undefined && (typeof spec.toolset !== 'string' || spec.toolset === ''))
+    fail(`tool "${spec.name}": \`toolset\` must be a non-empty string`, spec.toolset)
+  if (spec.requiresEnv !== undefined && (!Array.isArray(spec.requiresEnv) || spec.requiresEnv.some((v) => typeof v !== 'string' || v === '')))
+    fail(`tool "${spec.name}": \`requiresEnv\` must be a list of variable names`, spec.requiresEnv)
+  if (spec.timeoutMs !== undefined && !(Number.isInteger(spec.timeoutMs) && spec.timeoutMs > 0))
+    fail(`tool "${spec.name}": \`timeoutMs\` must be a positive integer`, spec.timeoutMs)
+  if (spec.maxResultChars !== undefined && spec.maxResultChars !== false && !(Number.isInteger(spec.maxResultChars) && spec.maxResultChars > 0))
+    fail(`tool "${spec.name}": \`maxResultChars\` must be a positive integer or false`, spec.maxResultChars)
+  for (const fn of ['check', 'readOnly', 'destructive', 'scope', 'checkPermissions'] as const) {
+    if (spec[fn] !== undefined && typeof spec[fn] !== 'function') fail(`tool "${spec.name}": \`${fn}\` must be a function`, spec[fn])
+  }
+}

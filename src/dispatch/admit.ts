@@ -1,0 +1,62 @@
+import type { ToolhostConfig } from '../config/types.js'
+import type { ToolRegistry } from '../registry.js'
+import type { AnyTool, ToolCall, ToolError } from '../types.js'
+import { computeFootprint, type BehaviourSets, type Footprint } from './footprint.js'
+import { parseArguments, resolveTool, validateArguments } from './prepare.js'
+
+/** A call after parse, resolve, availability and validation: either ready to authorise, or failed. */
+export type Admission =
+  | { ok: true; index: number; call: ToolCall; tool: AnyTool; args: Record<string, unknown> }
+  | { ok: false; index: number; call: ToolCall; error: ToolError; parsed: boolean }
+
+export interface AdmitContext {
+  registry: ToolRegistry
+  config: ToolhostConfig
+}
+
+/**
+ * Parse, resolve, availability (re-checked at call time: a hidden tool never runs, even by name) and
+ * validation for a batch. Availability checks run once per distinct tool.
+ */
+export async function admitCalls(calls: readonly ToolCall[], context: AdmitContext): Promise<Admission[]> {
+  const { registry, config } = context
+  const staged = calls.map((call, index) => {
+    const parsed = parseArguments(call.arguments, config.limits.max_argument_chars)
+    if (!parsed.ok) return { ok: false as const, index, call, error: parsed.error, parsed: false }
+    const resolved = resolveTool(registry, call.name)
+    if (!resolved.ok) return { ok: false as const, index, call, error: resolved.error, parsed: true }
+    return { ok: true as const, index, call, tool: resolved.tool, args: parsed.args }
+  })
+  const names = [...new Set(staged.flatMap((s) => (s.ok ? [s.tool.name] : [])))]
+  const needsCheck = names.filter((n) => {
+    const tool = registry.get(n)
+    return tool !== undefined && (tool.check !== undefined || tool.requiresEnv.length > 0)
+  })
+  const hidden = new Map<string, string>()
+  if (needsCheck.length > 0) {
+    for (const a of await registry.explainAvailability(needsCheck, { checkTimeoutMs: config.availability.check_timeout_ms })) {
+      if (!a.available) hidden.set(a.name, a.reason ?? 'unavailable')
+    }
+  }
+  return staged.map((s): Admission => {
+    if (!s.ok) return s
+    const reason = hidden.get(s.tool.name)
+    if (reason !== undefined) {
+      return { ok: false, index: s.index, call: s.call, parsed: true, error: { code: 'E_TOOL_UNAVAILABLE', message: `${s.tool.name} is not available right now (${reason}); use another tool` } }
+    }
+    const invalid = validateArguments(registry, s.tool, s.args)
+    if (invalid) return { ok: false, index: s.index, call: s.call, parsed: true, error: invalid }
+    return s
+  })
+}
+
+/** The config's behaviour sets as lookups. */
+export function behaviourSets(config: ToolhostConfig): BehaviourSets {
+  return {
+    parallelSafe: new Set(config.dispatch.parallel_safe),
+    neverParallel: new Set(config.dispatch.never_parallel),
+    pathScoped: new Set(config.dispatch.path_scoped),
+  }
+}
+
+export { computeFootprint, type Footprint }

@@ -1,0 +1,87 @@
+import { describeThrown, isErrorCode, isToolhostError } from '../errors.js'
+import type { AnyTool, ToolContext, ToolError } from '../types.js'
+import { createDeferred } from './deferred.js'
+
+export type Outcome = { ok: true; value: unknown } | { ok: false; error: ToolError }
+
+/** A handler in flight. `answered` may come before `settled` (timeout, interrupt). */
+export interface Execution {
+  /** The call's outcome: the handler's value or error, a timeout, or an interrupt; first wins. */
+  answered: Promise<Outcome>
+  /** The handler really finished, or was abandoned after ignoring its abort (never rejects). */
+  settled: Promise<{ abandoned: boolean }>
+  /** The run was interrupted: abort the handler and answer E_INTERRUPTED unless it finishes within the grace. */
+  interrupt(): void
+}
+
+export interface ExecuteOptions {
+  timeoutMs: number
+  /** How long a handler may take to finish after its abort, before it is answered/abandoned. */
+  graceMs: number
+  /** Called once if the handler ignores its abort for `graceMs` and is abandoned. */
+  onAbandon?: (why: string) => void
+}
+
+/**
+ * Runs one handler with a timeout counted from now (the call's start) and an abort signal.
+ * On timeout the call is answered E_TIMEOUT at once; the handler keeps its reservations until it
+ * settles (or is abandoned after ignoring the abort for `graceMs`).
+ */
+export function executeCall(tool: AnyTool, args: Record<string, unknown>, makeContext: (signal: AbortSignal) => ToolContext, options: ExecuteOptions): Execution {
+  const controller = new AbortController()
+  const answer = createDeferred<Outcome>()
+  const settle = createDeferred<{ abandoned: boolean }>()
+  let interrupted = false
+  let abandonTimer: NodeJS.Timeout | undefined
+  let graceTimer: NodeJS.Timeout | undefined
+
+  const startAbandonClock = (why: string): void => {
+    if (abandonTimer || settle.settled) return
+    abandonTimer = setTimeout(() => {
+      if (settle.settled) return
+      options.onAbandon?.(why)
+      settle.resolve({ abandoned: true })
+    }, options.graceMs)
+    abandonTimer.unref?.()
+  }
+
+  const timer = setTimeout(() => {
+    const message = `timed out after ${options.timeoutMs} ms running ${tool.name}; the call was aborted and may have partly run. Try again with less work per call, or a longer timeout if the tool takes one.`
+    controller.abort(new Error(message))
+    answer.resolve({ ok: false, error: { code: 'E_TIMEOUT', message } })
+    startAbandonClock(`${tool.name} ignored its abort ${options.graceMs} ms after timing out`)
+  }, options.timeoutMs)
+
+  const handler = (async () => tool.handler(args, makeContext(controller.signal)))()
+  handler.then(
+    (value: unknown) => answer.resolve({ ok: true, value }),
+    (error: unknown) => answer.resolve(interrupted ? interruptedOutcome(tool.name) : failedOutcome(tool.name, error)),
+  ).finally(() => {
+    clearTimeout(timer)
+    clearTimeout(abandonTimer)
+    clearTimeout(graceTimer)
+    settle.resolve({ abandoned: false })
+  })
+
+  return {
+    answered: answer.promise,
+    settled: settle.promise,
+    interrupt() {
+      if (interrupted || answer.settled) return
+      interrupted = true
+      controller.abort(new Error('interrupted by the user'))
+      graceTimer = setTimeout(() => answer.resolve(interruptedOutcome(tool.name)), options.graceMs)
+      startAbandonClock(`${tool.name} ignored its interrupt for ${options.graceMs} ms`)
+    },
+  }
+}
+
+function interruptedOutcome(name: string): Outcome {
+  return { ok: false, error: { code: 'E_INTERRUPTED', message: `${name} was interrupted while running; it may have partly run. Check its effects before retrying.` } }
+}
+
+function failedOutcome(name: string, error: unknown): Outcome {
+  // A tool may throw a coded ToolhostError (E_PATH_OUTSIDE_ROOT, E_NOT_FOUND, …); keep its code.
+  if (isToolhostError(error) && isErrorCode(error.code)) return { ok: false, error: { code: error.code, message: error.message } }
+  return { ok: false, error: { code: 'E_TOOL_FAILED', message: `${name} failed: ${describeThrown(error)}` } }
+}

@@ -1,0 +1,112 @@
+import { describeThrown } from '../errors.js'
+import { canonicalPath, comparablePath, pathsOverlap, relativeToRoot } from '../paths.js'
+import type { Access, AnyTool } from '../types.js'
+
+/** One thing a call touches, in comparable canonical form. */
+export interface Touch {
+  /** Comparable canonical path, or `key:<name>` for a named resource. */
+  target: string
+  /** For messages: the path relative to the root, or the key. */
+  label: string
+  isKey: boolean
+  access: Access
+}
+
+/**
+ * What a call touches, computed from its validated arguments before it is scheduled:
+ * `barrier` runs alone; `free` conflicts with no one but barriers; `scoped` conflicts through paths.
+ */
+export type Footprint =
+  | { kind: 'barrier'; reason: string }
+  | { kind: 'free' }
+  | { kind: 'scoped'; touches: Touch[] }
+
+/** The global behaviour sets from config (`dispatch.*`); they win over what a tool declares. */
+export interface BehaviourSets {
+  parallelSafe: ReadonlySet<string>
+  neverParallel: ReadonlySet<string>
+  pathScoped: ReadonlySet<string>
+}
+
+export interface FootprintContext {
+  root: string
+  caseInsensitive: boolean
+  sets: BehaviourSets
+}
+
+/**
+ * Computes a call's footprint. Unknown means serial: a tool that is neither parallel-safe nor
+ * path-scoped is a barrier, and so is a call whose paths cannot be worked out.
+ */
+export function computeFootprint(tool: AnyTool, args: Record<string, unknown>, context: FootprintContext): Footprint {
+  const { sets } = context
+  if (sets.neverParallel.has(tool.name)) return { kind: 'barrier', reason: `${tool.name} is never-parallel (config dispatch.never_parallel)` }
+  if (tool.neverParallel) return { kind: 'barrier', reason: `${tool.name} is never-parallel` }
+  if (tool.changesContext) return { kind: 'barrier', reason: `${tool.name} changes session context` }
+  const pathScoped = sets.pathScoped.has(tool.name) || tool.pathScoped
+  const parallelSafe = sets.parallelSafe.has(tool.name) || tool.parallelSafe
+  if (pathScoped) return scopedFootprint(tool, args, context)
+  if (parallelSafe) return { kind: 'free' }
+  return { kind: 'barrier', reason: `${tool.name} is neither parallel-safe nor path-scoped, so it runs alone` }
+}
+
+function scopedFootprint(tool: AnyTool, args: Record<string, unknown>, context: FootprintContext): Footprint {
+  let entries: ReturnType<NonNullable<AnyTool['scope']>>
+  try {
+    if (tool.scope) {
+      entries = tool.scope(args)
+    } else {
+      if (typeof args.path !== 'string' || args.path === '') {
+        return { kind: 'barrier', reason: `${tool.name} is path-scoped but the call has no usable \`path\`, so it runs alone` }
+      }
+      entries = [{ path: args.path, access: tool.readOnly(args) ? 'read' : 'write' }]
+    }
+  } catch (error) {
+    return { kind: 'barrier', reason: `${tool.name}'s scope could not be computed (${describeThrown(error)}), so it runs alone` }
+  }
+  if (!Array.isArray(entries) || entries.length === 0) {
+    return { kind: 'barrier', reason: `${tool.name} declared no scope for this call, so it runs alone` }
+  }
+  const touches: Touch[] = []
+  for (const entry of entries) {
+    const access: Access = entry.access === 'read' ? 'read' : 'write'
+    if ('key' in entry) {
+      touches.push({ target: `key:${entry.key}`, label: `resource ${entry.key}`, isKey: true, access })
+      continue
+    }
+    try {
+      const canonical = canonicalPath(entry.path, context.root)
+      touches.push({ target: comparablePath(canonical, context.caseInsensitive), label: relativeToRoot(canonical, context.root), isKey: false, access })
+    } catch (error) {
+      return { kind: 'barrier', reason: `${tool.name}'s path could not be resolved (${describeThrown(error)}), so it runs alone` }
+    }
+  }
+  return { kind: 'scoped', touches }
+}
+
+/**
+ * Why `later` must wait for `earlier`, or undefined when they do not conflict. Barriers conflict
+ * with everything; readers share; a writer excludes every overlapping reader and writer.
+ */
+export function conflictReason(earlier: Footprint, later: Footprint, earlierId: string): string | undefined {
+  if (earlier.kind === 'barrier') return `${earlierId} runs alone (${earlier.reason})`
+  if (later.kind === 'barrier') return `this call runs alone (${later.reason})`
+  if (earlier.kind === 'free' || later.kind === 'free') return undefined
+  for (const a of later.touches) {
+    for (const b of earlier.touches) {
+      if (a.access === 'read' && b.access === 'read') continue
+      const overlap = a.isKey || b.isKey ? a.target === b.target : pathsOverlap(a.target, b.target)
+      if (overlap) return `${verb(a.access)} ${a.label}, which ${earlierId} ${verb(b.access)} ${b.label === a.label ? 'too' : `(${b.label})`}`
+    }
+  }
+  return undefined
+}
+
+/** True when the call only reads (free, or scoped with reads only): "concurrency-safe" in partition mode. */
+export function isConcurrencySafe(footprint: Footprint): boolean {
+  return footprint.kind === 'free' || (footprint.kind === 'scoped' && footprint.touches.every((t) => t.access === 'read'))
+}
+
+function verb(access: Access): string {
+  return access === 'read' ? 'reads' : 'writes'
+}

@@ -1,0 +1,61 @@
+import { describeSchemaErrors } from '../schema.js'
+import type { ToolRegistry } from '../registry.js'
+import type { AnyTool, ToolCall, ToolError } from '../types.js'
+import { suggestNames } from './suggest.js'
+
+export type Prepared =
+  | { ok: true; tool: AnyTool; args: Record<string, unknown> }
+  | { ok: false; error: ToolError }
+
+/**
+ * Parse: raw JSON text -> object. "" or whitespace (or null/undefined) means {}; anything that is not a
+ * JSON object is E_ARGS_INVALID quoting the parser; text over `maxChars` is refused before parsing.
+ */
+export function parseArguments(raw: ToolCall['arguments'], maxChars: number): { ok: true; args: Record<string, unknown> } | { ok: false; error: ToolError } {
+  if (raw === undefined || raw === null) return { ok: true, args: {} }
+  if (typeof raw === 'object') {
+    if (Array.isArray(raw)) return invalid('the arguments must be a JSON object, got an array')
+    return { ok: true, args: raw }
+  }
+  if (typeof raw !== 'string') return invalid(`the arguments must be a JSON object, got ${typeof raw}`)
+  if (raw.length > maxChars) {
+    return invalid(`the arguments are ${raw.length} characters, over the limit of ${maxChars}; send less data per call (split it, or write it to a file first)`)
+  }
+  if (raw.trim() === '') return { ok: true, args: {} }
+  let value: unknown
+  try {
+    value = JSON.parse(raw)
+  } catch (error) {
+    return invalid(`the arguments are not valid JSON (${(error as Error).message}); send one JSON object`)
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return invalid(`the arguments must be a JSON object, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`)
+  }
+  return { ok: true, args: value as Record<string, unknown> }
+}
+
+/** Resolve: name -> tool, or E_TOOL_UNKNOWN naming the closest registered names. */
+export function resolveTool(registry: ToolRegistry, name: string): { ok: true; tool: AnyTool } | { ok: false; error: ToolError } {
+  const tool = typeof name === 'string' ? registry.get(name) : undefined
+  if (tool) return { ok: true, tool }
+  const names = registry.list().map((t) => t.name)
+  const close = suggestNames(String(name), names)
+  const hint = close.length > 0 ? ` Did you mean ${close.map((n) => `"${n}"`).join(' or ')}?` : names.length > 0 ? ' Call one of the tools you were given.' : ''
+  return { ok: false, error: { code: 'E_TOOL_UNKNOWN', message: `there is no tool named "${String(name)}".${hint}` } }
+}
+
+/** Validate: against the schema compiled at registration; each bad field named by its path. */
+export function validateArguments(registry: ToolRegistry, tool: AnyTool, args: Record<string, unknown>): ToolError | undefined {
+  const entry = registry.entry(tool.name)
+  if (!entry) return { code: 'E_TOOL_UNKNOWN', message: `the tool "${tool.name}" was removed` }
+  if (entry.validate(args)) return undefined
+  const problems = describeSchemaErrors(entry.validate.errors, args)
+  return {
+    code: 'E_ARGS_INVALID',
+    message: `invalid arguments for ${tool.name}: ${problems.join('; ')}. Fix these fields and call again.`,
+  }
+}
+
+function invalid(message: string): { ok: false; error: ToolError } {
+  return { ok: false, error: { code: 'E_ARGS_INVALID', message } }
+}

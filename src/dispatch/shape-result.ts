@@ -1,0 +1,44 @@
+import { mkdir, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import type { ToolError } from '../types.js'
+
+/** A handler's value as result text: strings as they are, anything else as JSON. */
+export function toContent(name: string, value: unknown): { ok: true; content: string } | { ok: false; error: ToolError } {
+  if (typeof value === 'string') return { ok: true, content: value }
+  let text: string | undefined
+  try {
+    text = JSON.stringify(value)
+  } catch (error) {
+    return { ok: false, error: { code: 'E_TOOL_FAILED', message: `${name} returned a value that cannot be sent as JSON (${(error as Error).message}); a tool must return a string or a JSON-serialisable value` } }
+  }
+  if (text === undefined) {
+    return { ok: false, error: { code: 'E_TOOL_FAILED', message: `${name} returned ${value === undefined ? 'nothing (undefined)' : typeof value}; a tool must return a string or a JSON-serialisable value` } }
+  }
+  return { ok: true, content: text }
+}
+
+export interface LimitedContent {
+  content: string
+  truncated?: true
+  savedTo?: string
+}
+
+/**
+ * Keeps a result within `limit` characters. A longer one is cut at a line boundary, ends with a
+ * note giving the full size and the file holding the whole text, which is written to `dir`.
+ */
+export async function limitContent(content: string, limit: number | false, dir: string, callId: string): Promise<LimitedContent> {
+  if (limit === false || content.length <= limit) return { content }
+  const file = path.join(dir, `${safeName(callId)}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}.txt`)
+  await mkdir(dir, { recursive: true })
+  await writeFile(file, content, 'utf8')
+  const note = `\n[truncated: showing PLACEHOLDER of ${content.length} characters; the whole result is saved at ${file}]`
+  const room = Math.max(0, limit - note.length - 12)
+  const cut = content.lastIndexOf('\n', room)
+  const kept = content.slice(0, cut > room / 2 ? cut : room)
+  return { content: kept + note.replace('PLACEHOLDER', String(kept.length)), truncated: true, savedTo: file }
+}
+
+function safeName(id: string): string {
+  return id.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 64) || 'call'
+}

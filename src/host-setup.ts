@@ -1,0 +1,57 @@
+import { realpathSync, statSync } from 'node:fs'
+import path from 'node:path'
+import { loadConfig, mergeConfig } from './config/load-config.js'
+import type { LoadedConfig, ToolhostConfig } from './config/types.js'
+import { ToolhostError } from './errors.js'
+
+export interface ConfigSource {
+  /** A config object (validated like config.yaml), or a path to a YAML file. */
+  config?: Partial<Record<keyof ToolhostConfig, unknown>> | string
+  /** The config file was named explicitly (CLI `--config`): it must exist. */
+  configExplicit?: boolean
+  /** Workspace root; overrides `workspace.root`. Relative to the process cwd. */
+  root?: string
+  cwd?: string
+}
+
+export interface ResolvedSetup extends LoadedConfig {
+  /** The canonical workspace root. */
+  root: string
+  maxWorkers: number
+}
+
+/** Loads and validates config, resolves the workspace root and the env override of max_workers. */
+export function resolveSetup(source: ConfigSource, env: NodeJS.ProcessEnv = process.env): ResolvedSetup {
+  const cwd = source.cwd ?? process.cwd()
+  let loaded: LoadedConfig
+  if (typeof source.config === 'string' || source.config === undefined) {
+    loaded = loadConfig({ file: source.config, explicit: source.configExplicit ?? typeof source.config === 'string', cwd })
+  } else {
+    loaded = { config: mergeConfig(source.config, 'createHost({ config })'), file: undefined, baseDir: cwd }
+  }
+  const configured = source.root === undefined
+  const rootInput = source.root !== undefined ? path.resolve(cwd, source.root) : path.resolve(loaded.baseDir, loaded.config.workspace.root)
+  const where = configured ? `${loaded.file ?? 'config'}: workspace.root` : '--root'
+  let root: string
+  try {
+    root = realpathSync.native(rootInput)
+    if (!statSync(root).isDirectory()) throw new Error('not a folder')
+  } catch (error) {
+    throw new ToolhostError('E_CONFIG_INVALID', `${where}: the workspace root ${rootInput} must be an existing folder (${(error as Error).message})`)
+  }
+  let maxWorkers = loaded.config.dispatch.max_workers
+  const override = env.TOOLHOST_MAX_WORKERS
+  if (override !== undefined && override !== '') {
+    const n = Number(override)
+    if (!Number.isInteger(n) || n < 1 || n > 1024) {
+      throw new ToolhostError('E_CONFIG_INVALID', `environment: TOOLHOST_MAX_WORKERS must be an integer from 1 to 1024, got ${JSON.stringify(override)}`)
+    }
+    maxWorkers = n
+  }
+  return { ...loaded, root, maxWorkers }
+}
+
+/** A path from config: absolute as given, else relative to the workspace root. */
+export function underRoot(root: string, configured: string): string {
+  return path.resolve(root, configured)
+}

@@ -1,0 +1,323 @@
+import path from 'node:path'
+import type { ToolhostConfig } from './config/types.js'
+import { admitCalls, behaviourSets, computeFootprint, type Admission } from './dispatch/admit.js'
+import { executeCall } from './dispatch/execute-call.js'
+import type { BehaviourSets, Footprint } from './dispatch/footprint.js'
+import { explainWaits, planModeWaits } from './dispatch/plan.js'
+import { Scheduler, type JobOutcome, type SchedulableCall, type SchedulerEvent, type Wait } from './dispatch/scheduler.js'
+import { limitContent, toContent } from './dispatch/shape-result.js'
+import { loadEnvFile } from './env-file.js'
+import { loadPlugins, type PluginLoadReport } from './loader/load-plugins.js'
+import { createLogger } from './logger.js'
+import { isCaseInsensitiveFs } from './paths.js'
+import { registry as processRegistry, type ToolRegistry } from './registry.js'
+import { resolveSetup, underRoot, type ConfigSource } from './host-setup.js'
+import type { AnyTool, AskHandler, HostServices, Logger, OpenAIToolDefinition, SessionState, ToolCall, ToolContext, ToolError, ToolResult } from './types.js'
+import type { DispatchMode } from './config/types.js'
+
+/** One call handed to the authorisation stage. */
+export interface AuthoriseItem {
+  index: number
+  call: ToolCall
+  tool: AnyTool
+  args: Record<string, unknown>
+}
+
+/** Run (with possibly updated arguments, maybe after an approval `gate`), or refuse with an error. */
+export type AuthoriseDecision =
+  | { run: true; args: Record<string, unknown>; gate?: Promise<ToolError | undefined> }
+  | { run: false; error: ToolError }
+
+/** The authorisation stage: sees a whole batch at once, so approvals can be asked together. */
+export interface Authoriser {
+  authorise(items: readonly AuthoriseItem[], context: { signal?: AbortSignal; host: Host }): Promise<AuthoriseDecision[]>
+}
+
+export type HostEvent = SchedulerEvent | { type: 'progress'; id: string; message: string; progress?: number; total?: number }
+
+export interface HostOptions extends ConfigSource {
+  /** Extra plugin folders, added to `plugins.dirs` (relative to the process cwd). */
+  plugins?: string[]
+  /** Load the plugin folders (default true). */
+  loadPlugins?: boolean
+  registry?: ToolRegistry
+  /** How the host asks a person (clarify, approvals). */
+  ask?: AskHandler
+  authoriser?: Authoriser
+  /** Mode override (CLI `--mode`). */
+  mode?: DispatchMode
+  log?: Logger
+  /** Monotonic clock in ms (benchmarks inject a virtual one). */
+  now?: () => number
+  env?: NodeJS.ProcessEnv
+}
+
+export interface RunOptions {
+  signal?: AbortSignal
+  mode?: DispatchMode
+  /** Add startedAt/endedAt/waitedFor to each result. */
+  trace?: boolean
+}
+
+/** One call of a plan, as `explain` shows it. */
+export interface PlannedCall {
+  id: string
+  name: string
+  /** Present when the call would fail before running. */
+  error?: ToolError
+  footprint?: Footprint
+  waitsFor: Wait[]
+}
+
+const allowAll: Authoriser = {
+  async authorise(items) {
+    return items.map((item) => ({ run: true as const, args: item.args }))
+  },
+}
+
+/**
+ * A toolhost: a registry of tools, a config, a workspace root and a scheduler. Hand it calls, get
+ * exactly one result per call.
+ *
+ * @example
+ * const host = await createHost({ root: '.' })
+ * const [result] = await host.run([{ id: '1', name: 'echo', arguments: '{"text":"hi"}' }])
+ */
+export class Host {
+  readonly config: ToolhostConfig
+  readonly configFile: string | undefined
+  readonly root: string
+  readonly registry: ToolRegistry
+  readonly log: Logger
+  readonly session: SessionState
+  readonly services: HostServices = {} as HostServices
+  readonly ask: AskHandler | undefined
+  readonly mode: DispatchMode
+  readonly maxWorkers: number
+  pluginReport: PluginLoadReport = { loaded: [], failed: [], toolsByFile: new Map() }
+  authoriser: Authoriser
+  readonly #scheduler: Scheduler
+  readonly #sets: BehaviourSets
+  readonly #caseInsensitive: boolean
+  readonly #now: () => number
+  readonly #listeners = new Set<(event: HostEvent) => void>()
+  readonly #closers: Array<() => void | Promise<void>> = []
+  #admission: Promise<unknown> = Promise.resolve()
+
+  constructor(setup: { config: ToolhostConfig; file: string | undefined; root: string; maxWorkers: number }, options: HostOptions) {
+    this.config = setup.config
+    this.configFile = setup.file
+    this.root = setup.root
+    this.maxWorkers = setup.maxWorkers
+    this.registry = options.registry ?? processRegistry
+    this.log = options.log ?? createLogger()
+    this.ask = options.ask
+    this.mode = options.mode ?? setup.config.dispatch.mode
+    this.authoriser = options.authoriser ?? allowAll
+    this.session = { cwd: setup.root, values: new Map() }
+    this.#sets = behaviourSets(setup.config)
+    this.#caseInsensitive = isCaseInsensitiveFs(setup.root)
+    const origin = performance.now()
+    this.#now = options.now ?? (() => Math.round((performance.now() - origin) * 1000) / 1000)
+    this.#scheduler = new Scheduler({
+      maxWorkers: setup.maxWorkers,
+      now: this.#now,
+      onEvent: (event) => this.#emit(event),
+    })
+  }
+
+  /** The scheduler's view: handlers running now and the most that ever ran at once. */
+  get stats(): { running: number; peakRunning: number; pending: number } {
+    return { running: this.#scheduler.running, peakRunning: this.#scheduler.peakRunning, pending: this.#scheduler.pending }
+  }
+
+  /** Monotonic ms since the host started (the clock of `startedAt`/`endedAt`). */
+  now(): number {
+    return this.#now()
+  }
+
+  /** Listens to scheduling events (queued, waiting, started, finished, released) and progress. */
+  onEvent(listener: (event: HostEvent) => void): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  /** Registers cleanup to run on `close()` (subsystems: processes, watchers, MCP clients). */
+  onClose(closer: () => void | Promise<void>): void {
+    this.#closers.push(closer)
+  }
+
+  /** OpenAI function-tool definitions of the tools available now, sorted by name. */
+  definitions(query?: { names?: string[]; toolsets?: string[] }): Promise<OpenAIToolDefinition[]> {
+    return this.registry.getDefinitions(query ?? {}, { checkTimeoutMs: this.config.availability.check_timeout_ms })
+  }
+
+  /** One call end to end. */
+  async call(call: ToolCall, options: RunOptions = {}): Promise<ToolResult> {
+    const [result] = await this.run([call], options)
+    return result!
+  }
+
+  /** A batch: results in call order, exactly one per call. Never rejects for a tool's fault. */
+  async run(calls: readonly ToolCall[], options: RunOptions = {}): Promise<ToolResult[]> {
+    const pending = await this.#schedule(calls, options)
+    return Promise.all(pending)
+  }
+
+  /** A batch whose results are yielded as each completes (completion order). */
+  async *stream(calls: readonly ToolCall[], options: RunOptions = {}): AsyncGenerator<ToolResult, void, undefined> {
+    const pending = await this.#schedule(calls, options)
+    const indexed = pending.map((p, i) => p.then((result) => ({ result, i })))
+    const open = new Map(indexed.map((p, i) => [i, p]))
+    while (open.size > 0) {
+      const { result, i } = await Promise.race(open.values())
+      open.delete(i)
+      yield result
+    }
+  }
+
+  /** The plan for a batch without running anything: footprints, and who waits for whom and why. */
+  async explain(calls: readonly ToolCall[], options: { mode?: DispatchMode } = {}): Promise<{ mode: DispatchMode; calls: PlannedCall[] }> {
+    const mode = options.mode ?? this.mode
+    const admissions = await admitCalls(calls, { registry: this.registry, config: this.config })
+    const runnable = admissions.filter((a): a is Extract<Admission, { ok: true }> => a.ok)
+    const footprints = runnable.map((a) => ({ id: a.call.id, footprint: this.footprintOf(a.tool, a.args) }))
+    const waits = explainWaits(mode, footprints, admissions.every((a) => a.ok || a.parsed))
+    const byIndex = new Map(runnable.map((a, i) => [a.index, i]))
+    return {
+      mode,
+      calls: admissions.map((a) => {
+        const i = byIndex.get(a.index)
+        if (a.ok && i !== undefined) return { id: a.call.id, name: a.call.name, footprint: footprints[i]!.footprint, waitsFor: waits[i]! }
+        return { id: a.call.id, name: a.call.name, ...(a.ok ? {} : { error: a.error }), waitsFor: [] }
+      }),
+    }
+  }
+
+  /** A call's footprint with this host's root and behaviour sets. */
+  footprintOf(tool: AnyTool, args: Record<string, unknown>): Footprint {
+    return computeFootprint(tool, args, { root: this.root, caseInsensitive: this.#caseInsensitive, sets: this.#sets })
+  }
+
+  /** Waits for every scheduled call to be released, then runs the close hooks. */
+  async close(): Promise<void> {
+    await this.#scheduler.onIdle()
+    for (const closer of this.#closers.splice(0).reverse()) await closer()
+  }
+
+  // Admission runs one batch at a time, so calls reach the scheduler in arrival order even when
+  // several runs (MCP clients, a model's stream) arrive together.
+  #schedule(calls: readonly ToolCall[], options: RunOptions): Promise<Promise<ToolResult>[]> {
+    const admitted = this.#admission.then(() => this.#admit(calls, options))
+    this.#admission = admitted.catch(() => undefined)
+    return admitted
+  }
+
+  async #admit(calls: readonly ToolCall[], options: RunOptions): Promise<Promise<ToolResult>[]> {
+    const mode = options.mode ?? this.mode
+    const trace = options.trace ?? false
+    const admissions = await admitCalls(calls, { registry: this.registry, config: this.config })
+    const results: Promise<ToolResult>[] = new Array(calls.length)
+    const items: AuthoriseItem[] = []
+    for (const a of admissions) {
+      if (a.ok) items.push({ index: a.index, call: a.call, tool: a.tool, args: a.args })
+      else results[a.index] = Promise.resolve(this.#errorResult(a.call, a.error, trace))
+    }
+    const decisions = items.length > 0 ? await this.authoriser.authorise(items, { signal: options.signal, host: this }) : []
+    const schedulable: { item: AuthoriseItem; args: Record<string, unknown>; call: SchedulableCall }[] = []
+    items.forEach((item, k) => {
+      const decision = decisions[k] ?? { run: false as const, error: { code: 'E_DENIED', message: 'no permission decision was made for this call' } }
+      if (!decision.run) {
+        results[item.index] = Promise.resolve(this.#errorResult(item.call, decision.error, trace))
+        return
+      }
+      const args = decision.args
+      schedulable.push({
+        item,
+        args,
+        call: {
+          id: item.call.id,
+          footprint: this.footprintOf(item.tool, args),
+          ...(decision.gate ? { gate: decision.gate } : {}),
+          start: () => this.#start(item, args),
+        },
+      })
+    })
+    const modeWaits = planModeWaits(mode, schedulable.map((s) => s.call), admissions.every((a) => a.ok || a.parsed))
+    const outcomes = this.#scheduler.submit(schedulable.map((s) => s.call), { modeWaits, ...(options.signal ? { signal: options.signal } : {}) })
+    schedulable.forEach((s, k) => {
+      results[s.item.index] = outcomes[k]!.then((outcome) => this.#shape(s.item, outcome, trace))
+    })
+    return results
+  }
+
+  #start(item: AuthoriseItem, args: Record<string, unknown>) {
+    const timeoutMs = item.tool.timeoutMs ?? this.config.dispatch.timeout_ms
+    return executeCall(item.tool, args, (signal) => this.#context(item.call.id, signal), {
+      timeoutMs,
+      graceMs: this.config.dispatch.interrupt_grace_ms,
+      onAbandon: (why) => this.log.warn(`${why}; its worker slot and path reservations are released now (tools must honour ctx.signal)`, { callId: item.call.id }),
+    })
+  }
+
+  #context(callId: string, signal: AbortSignal): ToolContext {
+    return {
+      signal,
+      callId,
+      root: this.root,
+      config: this.config,
+      log: this.log,
+      session: this.session,
+      ask: this.ask,
+      services: this.services,
+      progress: (message, progress, total) => this.#emit({ type: 'progress', id: callId, message, ...(progress === undefined ? {} : { progress }), ...(total === undefined ? {} : { total }) }),
+    }
+  }
+
+  async #shape(item: AuthoriseItem, outcome: JobOutcome, trace: boolean): Promise<ToolResult> {
+    const { call, tool } = item
+    if (!outcome.ran) return this.#errorResult(call, outcome.error, trace, outcome.waits)
+    const timing = trace ? { startedAt: outcome.startedAt, endedAt: outcome.endedAt, waitedFor: outcome.waits.map((w) => w.id) } : {}
+    if (!outcome.outcome.ok) return { id: call.id, name: call.name, ok: false, content: outcome.outcome.error.message, error: outcome.outcome.error, ...timing }
+    const content = toContent(tool.name, outcome.outcome.value)
+    if (!content.ok) return { id: call.id, name: call.name, ok: false, content: content.error.message, error: content.error, ...timing }
+    const limit = tool.maxResultChars === undefined ? this.config.limits.max_result_chars : tool.maxResultChars
+    try {
+      const limited = await limitContent(content.content, limit, underRoot(this.root, this.config.limits.results_dir), call.id)
+      return { id: call.id, name: call.name, ok: true, ...limited, ...timing }
+    } catch (error) {
+      // The whole text could not be saved: still answer, with what fits and why the rest is missing.
+      const kept = content.content.slice(0, typeof limit === 'number' ? limit - 200 : undefined)
+      return { id: call.id, name: call.name, ok: true, content: `${kept}\n[truncated: ${content.content.length} characters; saving the whole result failed: ${(error as Error).message}]`, truncated: true, ...timing }
+    }
+  }
+
+  #errorResult(call: ToolCall, error: ToolError, trace: boolean, waits: Wait[] = []): ToolResult {
+    const name = typeof call.name === 'string' ? call.name : String(call.name)
+    return { id: call.id, name, ok: false, content: error.message, error, ...(trace ? { startedAt: null, endedAt: null, waitedFor: waits.map((w) => w.id) } : {}) }
+  }
+
+  #emit(event: HostEvent): void {
+    for (const listener of this.#listeners) listener(event)
+  }
+}
+
+/**
+ * Creates a host: loads config (file or object), the .env file, and the plugin folders.
+ * Configuration faults throw `E_CONFIG_INVALID` naming the file and key; a plugin that fails to load
+ * is reported in `host.pluginReport` while the others load.
+ */
+export async function createHost(options: HostOptions = {}): Promise<Host> {
+  const setup = resolveSetup(options, options.env)
+  const host = new Host(setup, options)
+  if (setup.config.env_file !== '') loadEnvFile(underRoot(setup.root, setup.config.env_file), options.env)
+  if (options.loadPlugins !== false) {
+    const dirs = [
+      ...setup.config.plugins.dirs.map((d) => path.resolve(setup.baseDir, d)),
+      ...(options.plugins ?? []).map((d) => path.resolve(options.cwd ?? process.cwd(), d)),
+    ]
+    host.pluginReport = await loadPlugins(dirs, host.registry)
+    for (const failure of host.pluginReport.failed) host.log.error(`plugin ${failure.file} failed to load: ${failure.message}`)
+  }
+  return host
+}

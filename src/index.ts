@@ -1,0 +1,35 @@
+/**
+ * The public API of toolhost: what plugins import (`registry`, `defineTool`, types) and what an
+ * embedding agent loop uses (`createHost`).
+ */
+export { defineTool, TOOL_NAME_PATTERN } from './define-tool.js'
+export { registry, ToolRegistry } from './registry.js'
+export type { AvailabilityOptions, DefinitionQuery, RegistryEntry } from './registry.js'
+export { ToolhostError, ERROR_CODES, isToolhostError } from './errors.js'
+export type { ErrorCode } from './errors.js'
+export { createHost, Host } from './host.js'
+export type { Authoriser, AuthoriseDecision, AuthoriseItem, HostEvent, HostOptions, PlannedCall, RunOptions } from './host.js'
+export { canonicalPath, pathsOverlap, isWithin } from './paths.js'
+export { loadConfig, parseConfigText } from './config/load-config.js'
+export type { ToolhostConfig, DispatchMode, PermissionMode } from './config/types.js'
+export type {
+  Access,
+  AnyTool,
+  AskHandler,
+  AskRequest,
+  Availability,
+  HostServices,
+  JsonSchema,
+  Logger,
+  OpenAIToolDefinition,
+  PermissionResult,
+  ScopeEntry,
+  SessionState,
+  Tool,
+  ToolCall,
+  ToolContext,
+  ToolError,
+  ToolHandler,
+  ToolResult,
+  ToolSpec,
+} from './types.js'

@@ -1,0 +1,100 @@
+import { existsSync, statSync } from 'node:fs'
+import path from 'node:path'
+import fg from 'fast-glob'
+import { describeThrown } from '../errors.js'
+import type { ToolRegistry } from '../registry.js'
+import { importPlugin } from './import-plugin.js'
+
+/** File endings a plugin may have. */
+export const PLUGIN_GLOB = '**/*.{ts,mts,js,mjs}'
+
+export interface PluginLoadError {
+  file: string
+  code: 'E_PLUGIN_LOAD'
+  message: string
+}
+
+export interface PluginLoadReport {
+  /** Plugin files imported, in the order they were imported. */
+  loaded: string[]
+  /** Files that failed, each with its error; every other file still loaded. */
+  failed: PluginLoadError[]
+  /** Which tools each file registered. */
+  toolsByFile: Map<string, string[]>
+}
+
+/**
+ * Finds plugin files under each folder (absolute paths, sorted per folder by path, folders in the
+ * order given), skipping `node_modules`, declaration files and tests.
+ */
+export async function discoverPlugins(dirs: readonly string[]): Promise<string[]> {
+  const files: string[] = []
+  const seen = new Set<string>()
+  for (const dir of dirs) {
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) continue
+    const found = await fg(PLUGIN_GLOB, {
+      cwd: dir,
+      absolute: true,
+      onlyFiles: true,
+      followSymbolicLinks: false,
+      ignore: ['**/node_modules/**', '**/*.d.ts', '**/*.d.mts', '**/*.test.*', '**/*.spec.*'],
+    })
+    for (const file of found.map((f) => path.normalize(f)).sort()) {
+      if (!seen.has(file)) {
+        seen.add(file)
+        files.push(file)
+      }
+    }
+  }
+  return files
+}
+
+/**
+ * Imports every plugin file of the folders into `registry`, one after another in discovery order.
+ * A file that throws on import (syntax error, duplicate tool, bad schema) is reported and the rest
+ * still load; the tools it registered before failing are removed, so it counts all or nothing.
+ *
+ * @example
+ * const report = await loadPlugins(['plugins'], registry)
+ * for (const f of report.failed) console.error(`${f.file}: ${f.message}`)
+ */
+export async function loadPlugins(dirs: readonly string[], registry: ToolRegistry): Promise<PluginLoadReport> {
+  const report: PluginLoadReport = { loaded: [], failed: [], toolsByFile: new Map() }
+  for (const file of await discoverPlugins(dirs)) {
+    const outcome = await loadPluginFile(file, registry)
+    if (outcome.ok) {
+      report.loaded.push(file)
+      report.toolsByFile.set(file, outcome.tools)
+    } else {
+      report.failed.push({ file, code: 'E_PLUGIN_LOAD', message: outcome.message })
+    }
+  }
+  return report
+}
+
+const importCounts = new Map<string, number>()
+
+/**
+ * Imports one plugin file. A file whose tools are already registered is not imported again unless
+ * `reload` (hot reload: the file changed); a re-import is always a fresh module instance.
+ */
+export async function loadPluginFile(
+  file: string,
+  registry: ToolRegistry,
+  reload = false,
+): Promise<{ ok: true; tools: string[] } | { ok: false; message: string }> {
+  const already = registry.list().filter((t) => registry.entry(t.name)?.source === file)
+  if (!reload && already.length > 0) return { ok: true, tools: already.map((t) => t.name) }
+  // A file imported before (its tools since removed) must run again to register: import it fresh.
+  const count = importCounts.get(file) ?? 0
+  importCounts.set(file, count + 1)
+  const version = count > 0 ? count : undefined
+  const before = new Set(registry.list().map((t) => t.name))
+  try {
+    await registry.loadingFrom(file, () => importPlugin(file, version))
+  } catch (error) {
+    for (const tool of registry.list()) if (!before.has(tool.name) && registry.entry(tool.name)?.source === file) registry.unregister(tool.name)
+    return { ok: false, message: describeThrown(error) }
+  }
+  return { ok: true, tools: registry.list().filter((t) => !before.has(t.name)).map((t) => t.name) }
+}

@@ -1,0 +1,20 @@
+import type { Logger } from './types.js'
+
+const LEVELS = ['debug', 'info', 'warn', 'error'] as const
+type Level = (typeof LEVELS)[number]
+
+/**
+ * A logger writing one line per message to stderr (stdout stays for results). The level comes from
+ * `TOOLHOST_LOG` (debug, info, warn, error; default warn).
+ */
+export function createLogger(level: string = process.env.TOOLHOST_LOG ?? 'warn', write: (line: string) => void = (line) => process.stderr.write(line + '\n')): Logger {
+  const threshold = Math.max(0, LEVELS.indexOf(level as Level))
+  const emit = (at: Level) => (message: string, fields?: Record<string, unknown>) => {
+    if (LEVELS.indexOf(at) < threshold) return
+    write(`toolhost ${at}: ${message}${fields && Object.keys(fields).length > 0 ? ' ' + JSON.stringify(fields) : ''}`)
+  }
+  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') }
+}
+
+/** A logger that drops everything (tests, benchmarks). */
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} }

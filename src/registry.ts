@@ -1,0 +1,238 @@
+import { describeThrown, ToolhostError } from './errors.js'
+import { createAjv, type ValidateFunction } from './schema.js'
+import type { AnyTool, Availability, OpenAIToolDefinition } from './types.js'
+
+/** A registered tool with what the registry derived from it once, at registration. */
+export interface RegistryEntry {
+  tool: AnyTool
+  /** The plugin file that registered it, when known. */
+  source: string | undefined
+  validate: ValidateFunction
+  definition: OpenAIToolDefinition
+}
+
+export interface DefinitionQuery {
+  names?: readonly string[]
+  toolsets?: readonly string[]
+}
+
+export interface AvailabilityOptions {
+  /** Upper bound on one `check`; a slower check hides its tools. Default 2000 ms. */
+  checkTimeoutMs?: number
+  env?: NodeJS.ProcessEnv
+}
+
+type ChangeListener = () => void
+
+/**
+ * The tools of this process. Plugins register into it on import; the host reads from it.
+ * Use the shared instance `registry` (kept on `globalThis`, so two copies of this module agree).
+ *
+ * @example
+ * registry.register(defineTool({ name: 'now', description: 'Current time', parameters: { type: 'object' }, handler: () => new Date().toISOString() }))
+ * const defs = await registry.getDefinitions()
+ */
+export class ToolRegistry {
+  readonly #entries = new Map<string, RegistryEntry>()
+  readonly #ajv = createAjv()
+  readonly #listeners = new Set<ChangeListener>()
+  #sorted: RegistryEntry[] | undefined
+  #loadingFrom: string | undefined
+  #version = 0
+
+  /** Bumps on every register/unregister; lets callers cache what they derive. */
+  get version(): number {
+    return this.#version
+  }
+
+  /**
+   * Adds a tool. Compiles its schema once; an invalid schema or a taken name throws, naming the
+   * plugin files involved.
+   */
+  register(tool: AnyTool, options: { source?: string } = {}): void {
+    const source = options.source ?? this.#loadingFrom
+    const existing = this.#entries.get(tool.name)
+    if (existing) {
+      throw new ToolhostError(
+        'E_DUPLICATE_TOOL',
+        `tool "${tool.name}" is registered twice: by ${existing.source ?? '(code outside a plugin file)'} and by ${source ?? '(code outside a plugin file)'}; rename one of them`,
+        { details: { name: tool.name, first: existing.source, second: source } },
+      )
+    }
+    let validate: ValidateFunction
+    try {
+      validate = this.#ajv.compile(tool.parameters)
+    } catch (error) {
+      throw new ToolhostError(
+        'E_SCHEMA_INVALID',
+        `tool "${tool.name}"${source ? ` (${source})` : ''} has an invalid parameters schema: ${describeThrown(error)}`,
+        { cause: error },
+      )
+    }
+    const definition: OpenAIToolDefinition = {
+      type: 'function',
+      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+    }
+    this.#entries.set(tool.name, { tool, source, validate, definition })
+    this.#changed()
+  }
+
+  /** Removes a tool; returns whether it was there. */
+  unregister(name: string): boolean {
+    const removed = this.#entries.delete(name)
+    if (removed) this.#changed()
+    return removed
+  }
+
+  /** Removes every tool a plugin file registered; returns their names. */
+  unregisterSource(source: string): string[] {
+    const names = [...this.#entries.values()].filter((e) => e.source === source).map((e) => e.tool.name)
+    for (const name of names) this.#entries.delete(name)
+    if (names.length > 0) this.#changed()
+    return names
+  }
+
+  /** Runs `load` with `source` recorded as the file registering tools (used by the plugin loader). */
+  async loadingFrom<T>(source: string, load: () => Promise<T>): Promise<T> {
+    const previous = this.#loadingFrom
+    this.#loadingFrom = source
+    try {
+      return await load()
+    } finally {
+      this.#loadingFrom = previous
+    }
+  }
+
+  get(name: string): AnyTool | undefined {
+    return this.#entries.get(name)?.tool
+  }
+
+  entry(name: string): RegistryEntry | undefined {
+    return this.#entries.get(name)
+  }
+
+  has(name: string): boolean {
+    return this.#entries.has(name)
+  }
+
+  /** Every registered tool, sorted by name, available or not. */
+  list(): AnyTool[] {
+    return this.#sortedEntries().map((e) => e.tool)
+  }
+
+  /** The names of all toolsets, sorted. */
+  toolsets(): string[] {
+    return [...new Set(this.#sortedEntries().map((e) => e.tool.toolset))].sort()
+  }
+
+  /** Calls `listener` after every register/unregister; returns a function that removes it. */
+  onChange(listener: ChangeListener): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  /**
+   * OpenAI function-tool definitions of the tools available now, sorted by name, optionally only
+   * those named or in the given toolsets. Each distinct `check` runs once per call.
+   */
+  async getDefinitions(query: DefinitionQuery | readonly string[] = {}, options: AvailabilityOptions = {}): Promise<OpenAIToolDefinition[]> {
+    const entries = this.#select(Array.isArray(query) ? { names: query } : (query as DefinitionQuery))
+    const available = await this.#availability(entries, options)
+    const out: OpenAIToolDefinition[] = []
+    for (let i = 0; i < entries.length; i++) if (available[i]!.available) out.push(entries[i]!.definition)
+    return out
+  }
+
+  /** For every registered tool (or those asked for): is it offered now, and if not, why. */
+  async explainAvailability(query: DefinitionQuery | readonly string[] = {}, options: AvailabilityOptions = {}): Promise<Availability[]> {
+    const entries = this.#select(Array.isArray(query) ? { names: query } : (query as DefinitionQuery))
+    return this.#availability(entries, options)
+  }
+
+  /** Whether one tool is available now (re-checked at call time: a hidden tool never runs). */
+  async availabilityOf(name: string, options: AvailabilityOptions = {}): Promise<Availability> {
+    const entry = this.#entries.get(name)
+    if (!entry) return { name, available: false, reason: 'not registered' }
+    const [result] = await this.#availability([entry], options)
+    return result!
+  }
+
+  /** Removes every tool (tests and hot reload start from a clean slate). */
+  clear(): void {
+    if (this.#entries.size === 0) return
+    this.#entries.clear()
+    this.#changed()
+  }
+
+  #changed(): void {
+    this.#version++
+    this.#sorted = undefined
+    for (const listener of this.#listeners) {
+      try {
+        listener()
+      } catch {
+        // A listener's fault must not undo a registration.
+      }
+    }
+  }
+
+  #sortedEntries(): RegistryEntry[] {
+    this.#sorted ??= [...this.#entries.values()].sort((a, b) => (a.tool.name < b.tool.name ? -1 : a.tool.name > b.tool.name ? 1 : 0))
+    return this.#sorted
+  }
+
+  #select(query: DefinitionQuery): RegistryEntry[] {
+    const all = this.#sortedEntries()
+    if (!query.names && !query.toolsets) return all
+    const names = query.names ? new Set(query.names) : undefined
+    const toolsets = query.toolsets ? new Set(query.toolsets) : undefined
+    return all.filter((e) => (names?.has(e.tool.name) ?? false) || (toolsets?.has(e.tool.toolset) ?? false))
+  }
+
+  async #availability(entries: readonly RegistryEntry[], options: AvailabilityOptions): Promise<Availability[]> {
+    const env = options.env ?? process.env
+    const timeoutMs = options.checkTimeoutMs ?? 2000
+    const checks = new Map<() => unknown, Promise<string | undefined> | string | undefined>()
+    const missing: (string | undefined)[] = entries.map((e) => {
+      const absent = e.tool.requiresEnv.filter((name) => !env[name])
+      return absent.length > 0 ? `missing env var${absent.length > 1 ? 's' : ''} ${absent.join(', ')}` : undefined
+    })
+    entries.forEach((e, i) => {
+      const check = e.tool.check
+      if (check && missing[i] === undefined && !checks.has(check)) checks.set(check, runCheck(check, timeoutMs))
+    })
+    const settled = new Map<() => unknown, string | undefined>()
+    for (const [check, outcome] of checks) settled.set(check, await outcome)
+    return entries.map((e, i) => {
+      const reason = missing[i] ?? (e.tool.check ? settled.get(e.tool.check) : undefined)
+      return reason === undefined ? { name: e.tool.name, available: true } : { name: e.tool.name, available: false, reason }
+    })
+  }
+}
+
+/** Runs one availability check; resolves with why it hides its tools, or undefined when it passes. */
+function runCheck(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<string | undefined> | string | undefined {
+  let value: boolean | Promise<boolean>
+  try {
+    value = check()
+  } catch (error) {
+    return `check threw: ${describeThrown(error)}`
+  }
+  if (!(value instanceof Promise) && (typeof value !== 'object' || value === null || typeof (value as { then?: unknown }).then !== 'function')) {
+    return value === true ? undefined : `check returned ${JSON.stringify(value)}`
+  }
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(`check took longer than ${timeoutMs} ms`), timeoutMs)
+  })
+  const outcome = Promise.resolve(value).then(
+    (ok) => (ok === true ? undefined : `check returned ${JSON.stringify(ok)}`),
+    (error: unknown) => `check threw: ${describeThrown(error)}`,
+  )
+  return Promise.race([outcome, timeout]).finally(() => clearTimeout(timer))
+}
+
+const REGISTRY_KEY = Symbol.for('toolhost.registry')
+
+/** The registry of this process, shared by every copy of this module. */
+export const registry: ToolRegistry = ((globalThis as Record<symbol, unknown>)[REGISTRY_KEY] ??= new ToolRegistry()) as ToolRegistry
