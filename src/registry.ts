@@ -1,6 +1,7 @@
+import { defineTool } from './define-tool.js'
 import { describeThrown, ToolhostError } from './errors.js'
 import { createAjv, type ValidateFunction } from './schema.js'
-import type { AnyTool, Availability, OpenAIToolDefinition } from './types.js'
+import type { AnyTool, Availability, OpenAIToolDefinition, ToolSpec } from './types.js'
 
 /** A registered tool with what the registry derived from it once, at registration. */
 export interface RegistryEntry {
@@ -47,10 +48,19 @@ export class ToolRegistry {
 
   /**
    * Adds a tool. Compiles its schema once; an invalid schema or a taken name throws, naming the
-   * plugin files involved.
+   * plugin files involved. A bare spec (not passed through `defineTool`) is checked and filled the
+   * same way, so a malformed tool fails here and never later, while listing.
    */
-  register(tool: AnyTool, options: { source?: string } = {}): void {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  register(spec: AnyTool | ToolSpec<any>, options: { source?: string } = {}): void {
     const source = options.source ?? this.#loadingFrom
+    let tool: AnyTool
+    try {
+      tool = defineTool(spec)
+    } catch (error) {
+      if (source === undefined) throw error
+      throw new ToolhostError('E_SCHEMA_INVALID', `${source}: ${describeThrown(error)}`, { cause: error })
+    }
     const existing = this.#entries.get(tool.name)
     if (existing) {
       throw new ToolhostError(
@@ -79,17 +89,19 @@ export class ToolRegistry {
 
   /** Removes a tool; returns whether it was there. */
   unregister(name: string): boolean {
-    const removed = this.#entries.delete(name)
-    if (removed) this.#changed()
-    return removed
+    const entry = this.#entries.get(name)
+    if (!entry) return false
+    this.#forget(entry)
+    this.#changed()
+    return true
   }
 
   /** Removes every tool a plugin file registered; returns their names. */
   unregisterSource(source: string): string[] {
-    const names = [...this.#entries.values()].filter((e) => e.source === source).map((e) => e.tool.name)
-    for (const name of names) this.#entries.delete(name)
-    if (names.length > 0) this.#changed()
-    return names
+    const entries = [...this.#entries.values()].filter((e) => e.source === source)
+    for (const entry of entries) this.#forget(entry)
+    if (entries.length > 0) this.#changed()
+    return entries.map((e) => e.tool.name)
   }
 
   /** Runs `load` with `source` recorded as the file registering tools (used by the plugin loader). */
@@ -160,8 +172,16 @@ export class ToolRegistry {
   /** Removes every tool (tests and hot reload start from a clean slate). */
   clear(): void {
     if (this.#entries.size === 0) return
-    this.#entries.clear()
+    for (const entry of [...this.#entries.values()]) this.#forget(entry)
     this.#changed()
+  }
+
+  // ajv keeps every compiled schema (and its `$id`); drop it too, or re-registering a schema with an
+  // `$id` after a reload would fail with "schema with key or id already exists".
+  #forget(entry: RegistryEntry): void {
+    this.#entries.delete(entry.tool.name)
+    const shared = [...this.#entries.values()].some((e) => e.tool.parameters === entry.tool.parameters)
+    if (!shared) this.#ajv.removeSchema(entry.tool.parameters)
   }
 
   #changed(): void {
