@@ -48,8 +48,15 @@ function describeOne(error: ErrorObject, data: unknown): string {
     case 'const':
       return `${at} must be ${JSON.stringify(params.allowedValue)}`
     default:
-      return `${at} ${error.message ?? 'is invalid'}`
+      return `${at} ${error.message ?? 'is invalid'}${gotScalar(valueAt(data, error.instancePath))}`
   }
+}
+
+/** ", got 0" for a number, boolean or short string; nothing for larger values. */
+function gotScalar(value: unknown): string {
+  if (typeof value === 'number' || typeof value === 'boolean') return `, got ${String(value)}`
+  if (typeof value === 'string' && value.length <= 60) return `, got ${JSON.stringify(value)}`
+  return ''
 }
 
 function fieldName(instancePath: string): string {

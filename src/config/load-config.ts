@@ -34,13 +34,15 @@ export function loadConfig(options: { file?: string; explicit?: boolean; cwd?: s
 
 /** Parses and validates config text; `source` names it in errors. Exported for tests and embedding. */
 export function parseConfigText(text: string, source: string): ToolhostConfig {
-  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false })
+  // prettyErrors fills `linePos`; without it a YAML error would not say where it is.
+  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true })
   if (doc.errors.length > 0) {
     const first = doc.errors[0]!
     const line = first.linePos?.[0]
+    const what = first.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')
     throw new ToolhostError(
       'E_CONFIG_INVALID',
-      `${source}${line ? `:${line.line}:${line.col}` : ''}: not valid YAML: ${first.message.split('\n')[0]}`,
+      `${source}${line ? `:${line.line}:${line.col}` : ''}: not valid YAML${line ? ` (line ${line.line}, column ${line.col})` : ''}: ${what}`,
     )
   }
   const raw: unknown = doc.toJS() ?? {}
@@ -61,14 +63,26 @@ export function mergeConfig(raw: unknown, source: string): ToolhostConfig {
   return deepMerge(defaultConfig(), raw) as ToolhostConfig
 }
 
-function describeConfigError(error: { instancePath: string; keyword: string; params: Record<string, unknown>; message?: string }, raw: unknown): string {
+function describeConfigError(error: { instancePath: string; schemaPath: string; keyword: string; params: Record<string, unknown>; message?: string }, raw: unknown): string {
   const keyPath = error.instancePath.split('/').slice(1).join('.')
   if (error.keyword === 'additionalProperties') {
     const key = [keyPath, String(error.params.additionalProperty)].filter(Boolean).join('.')
-    return `unknown key \`${key}\``
+    const accepted = acceptedKeys(error.schemaPath)
+    return `unknown key \`${key}\`${accepted.length > 0 ? ` (accepted here: ${accepted.join(', ')})` : ''}`
   }
   const [line] = describeSchemaErrors([error as never], raw)
   return `key \`${keyPath || '(top level)'}\`: ${line?.replace(/^`[^`]*` /, '') ?? error.message}`
+}
+
+/** The keys the schema accepts at the object whose `additionalProperties` failed. */
+function acceptedKeys(schemaPath: string): string[] {
+  let node: unknown = CONFIG_SCHEMA
+  for (const part of schemaPath.replace(/^#\//, '').split('/').slice(0, -1)) {
+    if (typeof node !== 'object' || node === null) return []
+    node = (node as Record<string, unknown>)[part]
+  }
+  const properties = (node as { properties?: Record<string, unknown> } | null)?.properties
+  return properties ? Object.keys(properties) : []
 }
 
 function deepMerge(base: unknown, over: unknown): unknown {
