@@ -1,13 +1,24 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { parse } from 'dotenv'
+import { ToolhostError } from './errors.js'
 
 /**
  * Loads a .env file into `env` without overriding variables already set (the real environment
- * wins). Returns the names it set. A missing file is not an error.
+ * wins). Returns the names it set. A missing file is not an error; one that cannot be read (a
+ * folder, no permission) is a configuration fault naming the file.
+ *
+ * @example
+ * loadEnvFile(path.join(root, '.env')) // ['TOOLHOST_WEBHOOK_URL'] when only the file set it
  */
 export function loadEnvFile(file: string, env: NodeJS.ProcessEnv = process.env): string[] {
   if (!existsSync(file)) return []
-  const parsed = parse(readFileSync(file))
+  let text: Buffer
+  try {
+    text = readFileSync(file)
+  } catch (error) {
+    throw new ToolhostError('E_CONFIG_INVALID', `env_file: cannot read ${file}: ${(error as Error).message}; fix the file or set env_file: "" to turn it off`, { cause: error })
+  }
+  const parsed = parse(text)
   const set: string[] = []
   for (const [name, value] of Object.entries(parsed)) {
     if (env[name] === undefined) {

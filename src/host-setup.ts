@@ -31,7 +31,7 @@ export function resolveSetup(source: ConfigSource, env: NodeJS.ProcessEnv = proc
   }
   const configured = source.root === undefined
   const rootInput = source.root !== undefined ? path.resolve(cwd, source.root) : path.resolve(loaded.baseDir, loaded.config.workspace.root)
-  const where = configured ? `${loaded.file ?? 'config'}: workspace.root` : '--root'
+  const where = configured ? `${loaded.file ?? (typeof source.config === 'object' ? 'createHost({ config })' : 'defaults')}: workspace.root` : '--root'
   let root: string
   try {
     root = realpathSync.native(rootInput)
@@ -42,7 +42,8 @@ export function resolveSetup(source: ConfigSource, env: NodeJS.ProcessEnv = proc
   let maxWorkers = loaded.config.dispatch.max_workers
   const override = env.TOOLHOST_MAX_WORKERS
   if (override !== undefined && override !== '') {
-    const n = Number(override)
+    // Digits only: Number() would also take " 4", "0x10" and "1e1".
+    const n = /^\d+$/.test(override) ? Number(override) : Number.NaN
     if (!Number.isInteger(n) || n < 1 || n > 1024) {
       throw new ToolhostError('E_CONFIG_INVALID', `environment: TOOLHOST_MAX_WORKERS must be an integer from 1 to 1024, got ${JSON.stringify(override)}`)
     }
