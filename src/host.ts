@@ -94,6 +94,8 @@ export class Host {
   readonly ask: AskHandler | undefined
   readonly mode: DispatchMode
   readonly maxWorkers: number
+  /** The environment tools are gated on (and the .env file is loaded into). */
+  readonly env: NodeJS.ProcessEnv
   pluginReport: PluginLoadReport = { loaded: [], failed: [], toolsByFile: new Map() }
   authoriser: Authoriser
   readonly #scheduler: Scheduler
@@ -109,6 +111,7 @@ export class Host {
     this.configFile = setup.file
     this.root = setup.root
     this.maxWorkers = setup.maxWorkers
+    this.env = options.env ?? process.env
     this.registry = options.registry ?? processRegistry
     this.log = options.log ?? createLogger()
     this.ask = options.ask
@@ -149,7 +152,7 @@ export class Host {
 
   /** OpenAI function-tool definitions of the tools available now, sorted by name. */
   definitions(query?: { names?: string[]; toolsets?: string[] }): Promise<OpenAIToolDefinition[]> {
-    return this.registry.getDefinitions(query ?? {}, { checkTimeoutMs: this.config.availability.check_timeout_ms })
+    return this.registry.getDefinitions(query ?? {}, { checkTimeoutMs: this.config.availability.check_timeout_ms, env: this.env })
   }
 
   /** One call end to end. */
@@ -179,7 +182,7 @@ export class Host {
   /** The plan for a batch without running anything: footprints, and who waits for whom and why. */
   async explain(calls: readonly ToolCall[], options: { mode?: DispatchMode } = {}): Promise<{ mode: DispatchMode; calls: PlannedCall[] }> {
     const mode = options.mode ?? this.mode
-    const admissions = await admitCalls(calls, { registry: this.registry, config: this.config })
+    const admissions = await admitCalls(calls, { registry: this.registry, config: this.config, env: this.env })
     const runnable = admissions.filter((a): a is Extract<Admission, { ok: true }> => a.ok)
     const footprints = runnable.map((a) => ({ id: a.call.id, footprint: this.footprintOf(a.tool, a.args) }))
     const waits = explainWaits(mode, footprints, admissions.every((a) => a.ok || a.parsed))
@@ -216,7 +219,7 @@ export class Host {
   async #admit(calls: readonly ToolCall[], options: RunOptions): Promise<Promise<ToolResult>[]> {
     const mode = options.mode ?? this.mode
     const trace = options.trace ?? false
-    const admissions = await admitCalls(calls, { registry: this.registry, config: this.config })
+    const admissions = await admitCalls(calls, { registry: this.registry, config: this.config, env: this.env })
     const results: Promise<ToolResult>[] = new Array(calls.length)
     const items: AuthoriseItem[] = []
     for (const a of admissions) {

@@ -12,6 +12,8 @@ export type Admission =
 export interface AdmitContext {
   registry: ToolRegistry
   config: ToolhostConfig
+  /** The environment `requiresEnv` is checked against (default `process.env`). */
+  env?: NodeJS.ProcessEnv
 }
 
 /**
@@ -34,7 +36,7 @@ export async function admitCalls(calls: readonly ToolCall[], context: AdmitConte
   })
   const hidden = new Map<string, string>()
   if (needsCheck.length > 0) {
-    for (const a of await registry.explainAvailability(needsCheck, { checkTimeoutMs: config.availability.check_timeout_ms })) {
+    for (const a of await registry.explainAvailability(needsCheck, { checkTimeoutMs: config.availability.check_timeout_ms, ...(context.env ? { env: context.env } : {}) })) {
       if (!a.available) hidden.set(a.name, a.reason ?? 'unavailable')
     }
   }
