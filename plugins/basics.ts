@@ -62,6 +62,11 @@ registry.register(
     readOnly: () => true,
     handler: (args, ctx) =>
       new Promise<string>((resolve, reject) => {
+        // An abort that came before the handler started never fires its event: check it first.
+        if (ctx.signal.aborted) {
+          reject(ctx.signal.reason instanceof Error ? ctx.signal.reason : new Error('aborted'))
+          return
+        }
         const started = Date.now()
         const timer = setTimeout(() => {
           ctx.signal.removeEventListener('abort', onAbort)

@@ -1,5 +1,19 @@
-// An env-gated tool: hidden unless TOOLHOST_WEBHOOK_URL is set (in the environment or .env).
+// An env-gated tool: hidden unless TOOLHOST_WEBHOOK_URL is set (in the environment or .env) to an
+// http(s) URL.
 import { defineTool, registry } from 'toolhost'
+
+/** The configured webhook URL; throws (hiding the tool, with this reason) when it is not http(s). */
+function webhookUrl(): URL {
+  const raw = process.env.TOOLHOST_WEBHOOK_URL ?? ''
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw new Error(`TOOLHOST_WEBHOOK_URL is not a URL: ${JSON.stringify(raw.slice(0, 100))}`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`TOOLHOST_WEBHOOK_URL must be http(s), got ${url.protocol}`)
+  return url
+}
 
 registry.register(
   defineTool<{ message: string; title?: string }>({
@@ -16,11 +30,12 @@ registry.register(
       additionalProperties: false,
     },
     requiresEnv: ['TOOLHOST_WEBHOOK_URL'],
+    check: () => webhookUrl() !== undefined,
     parallelSafe: true,
     openWorld: true,
     timeoutMs: 15_000,
     handler: async (args, ctx) => {
-      const url = process.env.TOOLHOST_WEBHOOK_URL!
+      const url = webhookUrl()
       let response: Response
       try {
         response = await fetch(url, {
@@ -30,9 +45,17 @@ registry.register(
           signal: ctx.signal,
         })
       } catch (error) {
-        throw new Error(`could not reach the webhook: ${(error as Error).message}`)
+        // fetch says only "fetch failed"; the cause says why (ECONNREFUSED, DNS, TLS …).
+        const cause = (error as Error).cause
+        const why = cause instanceof Error ? `${(error as Error).message}: ${cause.message}` : (error as Error).message
+        throw new Error(`could not reach the webhook at ${url.origin}: ${why}. Check TOOLHOST_WEBHOOK_URL and that the service is up.`)
       }
-      if (!response.ok) throw new Error(`the webhook answered HTTP ${response.status} ${response.statusText}`)
+      // Read the body either way, so the connection is released; a failure quotes its start.
+      const body = await response.text().catch(() => '')
+      if (!response.ok) {
+        const snippet = body.trim().slice(0, 200)
+        throw new Error(`the webhook answered HTTP ${response.status} ${response.statusText}${snippet ? `: ${snippet}` : ''}; the notification was not delivered`)
+      }
       return `notification sent (HTTP ${response.status})`
     },
   }),
