@@ -128,17 +128,25 @@ export class Scheduler {
       this.#emit({ type: 'queued', id: call.id, seq: job.seq, at: this.#now() })
       if (job.waits.length > 0) this.#emit({ type: 'waiting', id: call.id, seq: job.seq, at: this.#now(), on: job.waits })
     }
+    const outcomes = jobs.map((job) => job.answered.promise)
     const signal = options.signal
-    const onAbort = (): void => {
-      for (const job of jobs) this.#interrupt(job)
+    if (signal?.aborted) {
+      // Interrupted before anything could start: every call is skipped. (Checked before driving,
+      // because p-queue starts a task synchronously when a worker is free.)
+      for (const job of jobs) {
+        void job.call.gate?.catch(() => undefined) // never awaited now; keep a rejection handled
+        this.#interrupt(job)
+      }
+      return outcomes
     }
     if (signal) {
-      if (signal.aborted) queueMicrotask(onAbort)
-      else signal.addEventListener('abort', onAbort, { once: true })
+      const onAbort = (): void => {
+        for (const job of jobs) this.#interrupt(job)
+      }
+      signal.addEventListener('abort', onAbort, { once: true })
+      void Promise.all(jobs.map((j) => j.released.promise)).then(() => signal.removeEventListener('abort', onAbort))
     }
     for (const job of jobs) void this.#drive(job)
-    const outcomes = jobs.map((job) => job.answered.promise)
-    if (signal) void Promise.all(jobs.map((j) => j.released.promise)).then(() => signal.removeEventListener('abort', onAbort))
     return outcomes
   }
 
