@@ -2,6 +2,8 @@ import { describeThrown, isErrorCode, isToolhostError } from '../errors.js'
 import type { AnyTool, ToolContext, ToolError } from '../types.js'
 import { createDeferred } from './deferred.js'
 
+const MAX_TIMER_MS = 2 ** 31 - 1
+
 export type Outcome = { ok: true; value: unknown } | { ok: false; error: ToolError }
 
 /** A handler in flight. `answered` may come before `settled` (timeout, interrupt). */
@@ -45,12 +47,13 @@ export function executeCall(tool: AnyTool, args: Record<string, unknown>, makeCo
     abandonTimer.unref?.()
   }
 
+  // setTimeout fires at once for delays past 2^31-1 ms (about 24.8 days); cap it there.
   const timer = setTimeout(() => {
     const message = `timed out after ${options.timeoutMs} ms running ${tool.name}; the call was aborted and may have partly run. Try again with less work per call, or a longer timeout if the tool takes one.`
     controller.abort(new Error(message))
     answer.resolve({ ok: false, error: { code: 'E_TIMEOUT', message } })
     startAbandonClock(`${tool.name} ignored its abort ${options.graceMs} ms after timing out`)
-  }, options.timeoutMs)
+  }, Math.min(options.timeoutMs, MAX_TIMER_MS))
 
   const handler = (async () => tool.handler(args, makeContext(controller.signal)))()
   handler.then(
@@ -69,6 +72,8 @@ export function executeCall(tool: AnyTool, args: Record<string, unknown>, makeCo
     interrupt() {
       if (interrupted || answer.settled) return
       interrupted = true
+      // The interrupt decides the answer now; a timeout firing later must not change it.
+      clearTimeout(timer)
       controller.abort(new Error('interrupted by the user'))
       graceTimer = setTimeout(() => answer.resolve(interruptedOutcome(tool.name)), options.graceMs)
       startAbandonClock(`${tool.name} ignored its interrupt for ${options.graceMs} ms`)
