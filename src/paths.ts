@@ -43,7 +43,10 @@ function resolveLinks(absolute: string): string {
     const part = pending.shift()!
     if (part === '.') continue
     if (part === '..') {
+      // Only a link's target can still hold '..' here (input was normalised lexically). Going up
+      // may climb back out of a missing part into existing folders, whose links must be followed.
       current = path.dirname(current)
+      exists = pathExists(current)
       if (exists) lastExisting = current
       continue
     }
@@ -64,13 +67,25 @@ function resolveLinks(absolute: string): string {
       if (++links > MAX_LINKS) throw new ToolhostError('E_ARGS_INVALID', `too many symbolic links while resolving ${absolute}`)
       const target = readlinkSync(next)
       pending.unshift(...target.split(path.sep).filter(Boolean))
-      if (path.isAbsolute(target)) current = path.parse(target).root
+      if (path.isAbsolute(target)) {
+        current = path.parse(target).root
+        lastExisting = current
+      }
       continue
     }
     current = next
     lastExisting = current
   }
   return withOsSpelling(current, lastExisting)
+}
+
+function pathExists(candidate: string): boolean {
+  try {
+    lstatSync(candidate)
+    return true
+  } catch {
+    return false
+  }
 }
 
 // On case-insensitive file systems the OS knows the true spelling of what exists; use it so that
