@@ -36,7 +36,10 @@ export async function limitContent(content: string, limit: number | false, dir: 
   const room = Math.max(0, limit - note.length - 12)
   const cut = content.lastIndexOf('\n', room)
   const kept = content.slice(0, cut > room / 2 ? cut : room)
-  return { content: kept + note.replace('PLACEHOLDER', String(kept.length)), truncated: true, savedTo: file }
+  // With a limit shorter than the note itself the note is cut too: the limit always holds, and
+  // `savedTo` still says where the whole text is.
+  const shaped = (kept + note.replace('PLACEHOLDER', String(kept.length))).slice(0, limit)
+  return { content: shaped, truncated: true, savedTo: file }
 }
 
 function safeName(id: string): string {
