@@ -3,10 +3,11 @@ import type { ToolhostConfig } from './config/types.js'
 import { admitCalls, behaviourSets, computeFootprint, type Admission } from './dispatch/admit.js'
 import { executeCall } from './dispatch/execute-call.js'
 import type { BehaviourSets, Footprint } from './dispatch/footprint.js'
-import { explainWaits, planModeWaits } from './dispatch/plan.js'
+import { batchBlocker, explainWaits, planModeWaits } from './dispatch/plan.js'
 import { Scheduler, type JobOutcome, type SchedulableCall, type SchedulerEvent, type Wait } from './dispatch/scheduler.js'
-import { limitContent, toContent } from './dispatch/shape-result.js'
+import { capText, limitContent, toContent } from './dispatch/shape-result.js'
 import { loadEnvFile } from './env-file.js'
+import { describeThrown } from './errors.js'
 import { loadPlugins, type PluginLoadReport } from './loader/load-plugins.js'
 import { createLogger } from './logger.js'
 import { isCaseInsensitiveFs } from './paths.js'
@@ -14,6 +15,9 @@ import { registry as processRegistry, type ToolRegistry } from './registry.js'
 import { resolveSetup, underRoot, type ConfigSource } from './host-setup.js'
 import type { AnyTool, AskHandler, HostServices, Logger, OpenAIToolDefinition, SessionState, ToolCall, ToolContext, ToolError, ToolResult } from './types.js'
 import type { DispatchMode } from './config/types.js'
+import { toCalls } from './adapters/parse-batch.js'
+import type { ModelFormat } from './adapters/format.js'
+import { renderDefinitions, renderResults, type DefinitionsOf, type MessagesOf } from './adapters/render.js'
 
 /** One call handed to the authorisation stage. */
 export interface AuthoriseItem {
@@ -151,8 +155,18 @@ export class Host {
   }
 
   /** OpenAI function-tool definitions of the tools available now, sorted by name. */
-  definitions(query?: { names?: string[]; toolsets?: string[] }): Promise<OpenAIToolDefinition[]> {
-    return this.registry.getDefinitions(query ?? {}, { checkTimeoutMs: this.config.availability.check_timeout_ms, env: this.env })
+  definitions(query?: { names?: string[]; toolsets?: string[] }): Promise<OpenAIToolDefinition[]>
+  /** Definitions of the tools available now in a model API's format (`anthropic`, `openai-responses`, `mcp`, …). */
+  definitions<F extends ModelFormat>(format: F, query?: { names?: string[]; toolsets?: string[] }): Promise<DefinitionsOf<F>>
+  async definitions(formatOrQuery?: ModelFormat | { names?: string[]; toolsets?: string[] }, query?: { names?: string[]; toolsets?: string[] }): Promise<unknown> {
+    const selection = typeof formatOrQuery === 'object' ? formatOrQuery : query
+    const openai = await this.registry.getDefinitions(selection ?? {}, { checkTimeoutMs: this.config.availability.check_timeout_ms, env: this.env })
+    return typeof formatOrQuery === 'string' ? renderDefinitions(formatOrQuery, openai, (name) => this.registry.get(name)) : openai
+  }
+
+  /** Results as a model API wants them: Chat `role:'tool'` messages, Responses `function_call_output` items, ONE Anthropic user message of `tool_result` blocks, or MCP results. */
+  toMessages<F extends ModelFormat>(results: readonly ToolResult[], format: F): MessagesOf<F> {
+    return renderResults(format, results)
   }
 
   /** One call end to end. */
@@ -161,15 +175,19 @@ export class Host {
     return result!
   }
 
-  /** A batch: results in call order, exactly one per call. Never rejects for a tool's fault. */
-  async run(calls: readonly ToolCall[], options: RunOptions = {}): Promise<ToolResult[]> {
-    const pending = await this.#schedule(calls, options)
+  /**
+   * A batch: results in call order, exactly one per call. Never rejects for a tool's fault. Takes
+   * `ToolCall[]`, or a model message in any supported format (Chat Completions assistant message,
+   * Responses output items, Anthropic assistant message, or the whole API response).
+   */
+  async run(callsOrMessage: readonly ToolCall[] | object, options: RunOptions = {}): Promise<ToolResult[]> {
+    const pending = await this.#schedule(toCalls(callsOrMessage), options)
     return Promise.all(pending)
   }
 
   /** A batch whose results are yielded as each completes (completion order). */
-  async *stream(calls: readonly ToolCall[], options: RunOptions = {}): AsyncGenerator<ToolResult, void, undefined> {
-    const pending = await this.#schedule(calls, options)
+  async *stream(callsOrMessage: readonly ToolCall[] | object, options: RunOptions = {}): AsyncGenerator<ToolResult, void, undefined> {
+    const pending = await this.#schedule(toCalls(callsOrMessage), options)
     const indexed = pending.map((p, i) => p.then((result) => ({ result, i })))
     const open = new Map(indexed.map((p, i) => [i, p]))
     while (open.size > 0) {
@@ -185,7 +203,7 @@ export class Host {
     const admissions = await admitCalls(calls, { registry: this.registry, config: this.config, env: this.env })
     const runnable = admissions.filter((a): a is Extract<Admission, { ok: true }> => a.ok)
     const footprints = runnable.map((a) => ({ id: a.call.id, footprint: this.footprintOf(a.tool, a.args) }))
-    const waits = explainWaits(mode, footprints, admissions.every((a) => a.ok || a.parsed))
+    const waits = explainWaits(mode, footprints, blockerOf(admissions))
     const byIndex = new Map(runnable.map((a, i) => [a.index, i]))
     return {
       mode,
@@ -226,7 +244,7 @@ export class Host {
       if (a.ok) items.push({ index: a.index, call: a.call, tool: a.tool, args: a.args })
       else results[a.index] = Promise.resolve(this.#errorResult(a.call, a.error, trace))
     }
-    const decisions = items.length > 0 ? await this.authoriser.authorise(items, { signal: options.signal, host: this }) : []
+    const decisions = items.length > 0 ? await this.#authorise(items, options.signal) : []
     const schedulable: { item: AuthoriseItem; args: Record<string, unknown>; call: SchedulableCall }[] = []
     items.forEach((item, k) => {
       const decision = decisions[k] ?? { run: false as const, error: { code: 'E_DENIED', message: 'no permission decision was made for this call' } }
@@ -246,12 +264,22 @@ export class Host {
         },
       })
     })
-    const modeWaits = planModeWaits(mode, schedulable.map((s) => s.call), admissions.every((a) => a.ok || a.parsed))
+    const modeWaits = planModeWaits(mode, schedulable.map((s) => s.call), blockerOf(admissions))
     const outcomes = this.#scheduler.submit(schedulable.map((s) => s.call), { modeWaits, ...(options.signal ? { signal: options.signal } : {}) })
     schedulable.forEach((s, k) => {
       results[s.item.index] = outcomes[k]!.then((outcome) => this.#shape(s.item, outcome, trace))
     })
     return results
+  }
+
+  // A fault in the authoriser must not reject the batch: each of its calls is refused instead.
+  async #authorise(items: readonly AuthoriseItem[], signal: AbortSignal | undefined): Promise<AuthoriseDecision[]> {
+    try {
+      return await this.authoriser.authorise(items, { signal, host: this })
+    } catch (error) {
+      const message = `the permission check failed (${describeThrown(error)}), so the call was not run; try again, or ask the user to check the permission settings`
+      return items.map(() => ({ run: false as const, error: { code: 'E_DENIED', message } }))
+    }
   }
 
   #start(item: AuthoriseItem, args: Record<string, unknown>) {
@@ -281,16 +309,20 @@ export class Host {
     const { call, tool } = item
     if (!outcome.ran) return this.#errorResult(call, outcome.error, trace, outcome.waits)
     const timing = trace ? { startedAt: outcome.startedAt, endedAt: outcome.endedAt, waitedFor: outcome.waits.map((w) => w.id) } : {}
-    if (!outcome.outcome.ok) return { id: call.id, name: call.name, ok: false, content: outcome.outcome.error.message, error: outcome.outcome.error, ...timing }
+    const limit = tool.maxResultChars === undefined ? this.config.limits.max_result_chars : tool.maxResultChars
+    if (!outcome.outcome.ok) {
+      // A handler's error message (a thrown value) is untrusted text too: keep it within the limit.
+      const error = { ...outcome.outcome.error, message: capText(outcome.outcome.error.message, limit) }
+      return { id: call.id, name: call.name, ok: false, content: error.message, error, ...timing }
+    }
     const content = toContent(tool.name, outcome.outcome.value)
     if (!content.ok) return { id: call.id, name: call.name, ok: false, content: content.error.message, error: content.error, ...timing }
-    const limit = tool.maxResultChars === undefined ? this.config.limits.max_result_chars : tool.maxResultChars
     try {
       const limited = await limitContent(content.content, limit, underRoot(this.root, this.config.limits.results_dir), call.id)
       return { id: call.id, name: call.name, ok: true, ...limited, ...timing }
     } catch (error) {
       // The whole text could not be saved: still answer, with what fits and why the rest is missing.
-      const kept = content.content.slice(0, typeof limit === 'number' ? limit - 200 : undefined)
+      const kept = content.content.slice(0, typeof limit === 'number' ? Math.max(0, limit - 200) : undefined)
       return { id: call.id, name: call.name, ok: true, content: `${kept}\n[truncated: ${content.content.length} characters; saving the whole result failed: ${(error as Error).message}]`, truncated: true, ...timing }
     }
   }
@@ -303,6 +335,10 @@ export class Host {
   #emit(event: HostEvent): void {
     for (const listener of this.#listeners) listener(event)
   }
+}
+
+function blockerOf(admissions: readonly Admission[]): string | undefined {
+  return batchBlocker(admissions.flatMap((a) => (a.ok ? [] : [{ id: a.call.id, parsed: a.parsed, code: a.error.code }])))
 }
 
 /**

@@ -15,17 +15,17 @@ export type ModeWaits = Array<Array<{ index: number; reason: string }>>
  * `partition` makes each group of adjacent concurrency-safe calls wait for the group before it;
  * `graph` adds nothing — each call waits only for the earlier calls it conflicts with.
  *
- * `allParsed` is false when some call of the batch had arguments that did not parse (the Hermes rule
- * then runs the batch serially).
+ * `blocker` says why the Hermes rule must run the batch serially for a call that never reached
+ * scheduling (arguments that do not parse, a tool name nobody registered); see `batchBlocker`.
  */
-export function planModeWaits(mode: DispatchMode, calls: readonly PlanInput[], allParsed = true): ModeWaits {
+export function planModeWaits(mode: DispatchMode, calls: readonly PlanInput[], blocker?: string): ModeWaits {
   switch (mode) {
     case 'graph':
       return calls.map(() => [])
     case 'serial':
       return chain(calls, 'serial mode runs one call at a time')
     case 'batch': {
-      const why = batchSerialReason(calls, allParsed)
+      const why = batchSerialReason(calls, blocker)
       return why === undefined ? calls.map(() => []) : chain(calls, `batch mode runs the whole batch serially: ${why}`)
     }
     case 'partition':
@@ -33,10 +33,16 @@ export function planModeWaits(mode: DispatchMode, calls: readonly PlanInput[], a
   }
 }
 
-/** Why the Hermes whole-batch rule runs this batch serially, or undefined when it may run in parallel. */
-export function batchSerialReason(calls: readonly PlanInput[], allParsed = true): string | undefined {
+/**
+ * Why the Hermes whole-batch rule runs this batch serially, or undefined when it may run in parallel.
+ *
+ * @example
+ * batchSerialReason([{ id: 'a', footprint: { kind: 'free' } }, { id: 'b', footprint: { kind: 'barrier', reason: 'clarify is never-parallel' } }])
+ * // 'b: clarify is never-parallel'
+ */
+export function batchSerialReason(calls: readonly PlanInput[], blocker?: string): string | undefined {
+  if (blocker !== undefined) return blocker
   if (calls.length < 2) return 'fewer than two calls'
-  if (!allParsed) return 'some call has arguments that do not parse'
   const scoped: { id: string; target: string; isKey: boolean }[] = []
   for (const call of calls) {
     const fp = call.footprint
@@ -81,9 +87,21 @@ function chain(calls: readonly PlanInput[], reason: string): ModeWaits {
   return calls.map((_, index) => (index === 0 ? [] : [{ index: index - 1, reason }]))
 }
 
+/**
+ * What, among the calls that failed before scheduling, makes the Hermes rule run the batch serially:
+ * arguments that do not parse, or a tool name that is not registered ("unknown tool → serial").
+ */
+export function batchBlocker(failed: ReadonlyArray<{ id: string; parsed: boolean; code: string }>): string | undefined {
+  for (const f of failed) {
+    if (!f.parsed) return `${f.id} has arguments that do not parse`
+    if (f.code === 'E_TOOL_UNKNOWN') return `${f.id} names an unknown tool`
+  }
+  return undefined
+}
+
 /** For `explain`: every earlier call each call must wait for, and why (conflicts plus the mode's waits). */
-export function explainWaits(mode: DispatchMode, calls: readonly PlanInput[], allParsed = true): Array<Array<{ id: string; reason: string }>> {
-  const modeWaits = planModeWaits(mode, calls, allParsed)
+export function explainWaits(mode: DispatchMode, calls: readonly PlanInput[], blocker?: string): Array<Array<{ id: string; reason: string }>> {
+  const modeWaits = planModeWaits(mode, calls, blocker)
   return calls.map((call, i) => {
     const waits: { id: string; reason: string }[] = []
     const seen = new Set<number>()

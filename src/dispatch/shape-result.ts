@@ -42,6 +42,13 @@ export async function limitContent(content: string, limit: number | false, dir: 
   return { content: shaped, truncated: true, savedTo: file }
 }
 
+/** Cuts short text (an error message) to `limit` characters, saying so; nothing is saved to disk. */
+export function capText(text: string, limit: number | false): string {
+  if (limit === false || text.length <= limit) return text
+  const note = ` [cut: ${text.length} characters in all]`
+  return (text.slice(0, Math.max(0, limit - note.length)) + note).slice(0, limit)
+}
+
 function safeName(id: string): string {
   return id.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 64) || 'call'
 }
