@@ -4,11 +4,15 @@ import type { ToolResult } from '../types.js'
 /**
  * Draws one row per call with a bar on a shared time axis, so a person sees at a glance what ran
  * together and what waited, and why. Results need `startedAt`/`endedAt` (run with trace).
+ *
+ * @example
+ * renderTimeline([{ id: 'a', name: 'wait', ok: true, content: '', startedAt: 0, endedAt: 10 }], new Map())
  */
 export function renderTimeline(results: readonly ToolResult[], waits: ReadonlyMap<string, Wait[]>, width = 48): string {
   const ran = results.filter((r) => typeof r.startedAt === 'number' && typeof r.endedAt === 'number')
-  const t0 = Math.min(...ran.map((r) => r.startedAt as number))
-  const t1 = Math.max(...ran.map((r) => r.endedAt as number))
+  // With nothing run (all refused or skipped) the axis is empty, not Infinity.
+  const t0 = ran.length > 0 ? Math.min(...ran.map((r) => r.startedAt as number)) : 0
+  const t1 = ran.length > 0 ? Math.max(...ran.map((r) => r.endedAt as number)) : 0
   const span = Math.max(t1 - t0, 1e-9)
   const idWidth = Math.max(4, ...results.map((r) => r.id.length))
   const nameWidth = Math.max(4, ...results.map((r) => r.name.length))
