@@ -1,0 +1,87 @@
+/** Command-line flags of `npm run bench` (scripts only). */
+
+export const BENCHMARK_NAMES = ['scheduling', 'cost', 'startup', 'memory', 'stress'] as const
+export type BenchmarkName = (typeof BENCHMARK_NAMES)[number]
+
+export interface BenchOptions {
+  quick: boolean
+  only: BenchmarkName[]
+  seed: number
+  /** Scheduling: batches on the virtual clock, and on the real clock. */
+  batches: number
+  realBatches: number
+  /** Scheduling, real clock: simulated durations are multiplied by this. */
+  realScale: number
+  maxWorkers: number
+  /** Cost: runs per figure (the median is reported). */
+  runs: number
+  /** Start-up: generated plugin files, and spawns per command. */
+  plugins: number
+  spawns: number
+  /** Memory: calls of 1 MB results. */
+  memoryCalls: number
+  /** Stress: calls. */
+  stressCalls: number
+}
+
+export const USAGE = `usage: npm run bench [-- FLAGS]
+  --quick              a run under 30 s (fewer batches, calls and spawns)
+  --only=a,b           run only these: ${BENCHMARK_NAMES.join(', ')}
+  --seed=N             generator seed (default 1)
+  --batches=N          scheduling: batches on the virtual clock (default 1000, quick 150)
+  --real-batches=N     scheduling: batches on the real clock (default 120, quick 12)
+  --real-scale=X       scheduling: real sleeps are the simulated durations × X (default 0.5)
+  --workers=N          scheduling: max_workers (default 8, the config default)
+  --runs=N             cost: runs per figure, median reported (default 9, quick 5)
+  --plugins=N          start-up: generated plugin files (default 1000, quick 200)
+  --spawns=N           start-up: spawns per command (default 5, quick 3)
+  --memory-calls=N     memory: calls with 1 MB results (default 10000, quick 1000)
+  --stress-calls=N     stress: calls (default 100000, quick 10000)`
+
+/** Parses the flags; throws with the usage text on an unknown or malformed flag. */
+export function parseBenchOptions(argv: readonly string[]): BenchOptions {
+  const quick = argv.includes('--quick')
+  const options: BenchOptions = {
+    quick,
+    only: [...BENCHMARK_NAMES],
+    seed: 1,
+    batches: quick ? 150 : 1000,
+    realBatches: quick ? 12 : 120,
+    realScale: 0.5,
+    maxWorkers: 8,
+    runs: quick ? 5 : 9,
+    plugins: quick ? 200 : 1000,
+    spawns: quick ? 3 : 5,
+    memoryCalls: quick ? 1000 : 10_000,
+    stressCalls: quick ? 10_000 : 100_000,
+  }
+  const numeric: Record<string, keyof BenchOptions> = {
+    '--seed': 'seed',
+    '--batches': 'batches',
+    '--real-batches': 'realBatches',
+    '--real-scale': 'realScale',
+    '--workers': 'maxWorkers',
+    '--runs': 'runs',
+    '--plugins': 'plugins',
+    '--spawns': 'spawns',
+    '--memory-calls': 'memoryCalls',
+    '--stress-calls': 'stressCalls',
+  }
+  for (const arg of argv) {
+    if (arg === '--quick') continue
+    if (arg === '--help' || arg === '-h') throw new Error(USAGE)
+    const [flag, value] = arg.split('=', 2) as [string, string | undefined]
+    if (flag === '--only' && value) {
+      const names = value.split(',')
+      const bad = names.filter((n) => !(BENCHMARK_NAMES as readonly string[]).includes(n))
+      if (bad.length > 0) throw new Error(`unknown benchmark ${bad.join(', ')}\n${USAGE}`)
+      options.only = names as BenchmarkName[]
+      continue
+    }
+    const key = numeric[flag]
+    const n = Number(value)
+    if (key === undefined || value === undefined || !Number.isFinite(n) || n <= 0) throw new Error(`bad flag ${arg}\n${USAGE}`)
+    ;(options as unknown as Record<string, number>)[key] = n
+  }
+  return options
+}

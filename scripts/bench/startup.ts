@@ -1,0 +1,5 @@
+import type { BenchOptions } from './options.js'
+import type { Table } from './table.js'
+export async function runStartup(_options: BenchOptions): Promise<{ tables: Table[]; targets: string[] }> {
+  return { tables: [], targets: [] }
+}
