@@ -9,15 +9,9 @@ import type { ToolCall } from '../types.js'
  * A malformed document throws `E_USAGE`; a malformed call still becomes a call, so it gets a result.
  */
 export function parseBatch(document: unknown, source = 'the batch'): ToolCall[] {
-  const list = Array.isArray(document)
-    ? document
-    : isObject(document) && Array.isArray(document.tool_calls)
-      ? document.tool_calls
-      : isObject(document) && Array.isArray(document.content)
-        ? document.content
-        : undefined
+  const list = callList(document)
   if (!list) {
-    throw new ToolhostError('E_USAGE', `${source}: expected a JSON array of tool calls (OpenAI tool_calls or Anthropic tool_use blocks), or an object with "tool_calls" or "content"`)
+    throw new ToolhostError('E_USAGE', `${source}: expected a JSON array of tool calls (OpenAI tool_calls, Responses function_call items or Anthropic tool_use blocks), or an object with "tool_calls", "content", "output" or "choices"`)
   }
   const calls: ToolCall[] = []
   list.forEach((entry: unknown, index: number) => {
@@ -44,6 +38,41 @@ export function parseBatch(document: unknown, source = 'the batch'): ToolCall[] 
     }
   })
   return calls
+}
+
+/**
+ * The calls of whatever a caller hands `host.run`: a `ToolCall[]` passes through unchanged; a model
+ * message or response in any supported format (Chat Completions assistant message or completion,
+ * Responses `output` items or response, Anthropic assistant message or response) is read by
+ * `parseBatch`.
+ *
+ * @example
+ * toCalls({ role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'echo', input: { text: 'hi' } }] })
+ * // [{ id: 't1', name: 'echo', arguments: { text: 'hi' } }]
+ */
+export function toCalls(input: unknown): ToolCall[] {
+  if (Array.isArray(input) && input.every(isPlainCall)) return input as ToolCall[]
+  return parseBatch(input, 'host.run')
+}
+
+function isPlainCall(entry: unknown): boolean {
+  return isObject(entry) && entry.type === undefined && entry.function === undefined && typeof entry.id === 'string' && 'name' in entry
+}
+
+function callList(document: unknown): unknown[] | undefined {
+  if (Array.isArray(document)) return document
+  if (!isObject(document)) return undefined
+  if (Array.isArray(document.tool_calls)) return document.tool_calls
+  if (Array.isArray(document.content)) return document.content
+  if (Array.isArray(document.output)) return document.output // Responses API response
+  if (Array.isArray(document.choices)) {
+    // A Chat Completions response: the first choice's message (a missing tool_calls means none).
+    const first: unknown = document.choices[0]
+    const message = isObject(first) && isObject(first.message) ? first.message : undefined
+    return message ? (Array.isArray(message.tool_calls) ? message.tool_calls : []) : undefined
+  }
+  if (typeof document.role === 'string' && (document.content === null || typeof document.content === 'string')) return [] // a message without calls
+  return undefined
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

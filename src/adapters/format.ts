@@ -1,0 +1,31 @@
+import { ToolhostError } from '../errors.js'
+
+/**
+ * The model API formats the host speaks. `openai` is short for `openai-chat` (Chat Completions);
+ * `mcp` renders definitions for an MCP `tools/list` answer.
+ */
+export const MODEL_FORMATS = ['openai-chat', 'openai', 'openai-responses', 'anthropic', 'mcp'] as const
+
+export type ModelFormat = (typeof MODEL_FORMATS)[number]
+
+/** True when `value` names a format. */
+export function isModelFormat(value: unknown): value is ModelFormat {
+  return typeof value === 'string' && (MODEL_FORMATS as readonly string[]).includes(value)
+}
+
+/** Throws `E_USAGE` naming the formats when `value` is not one. */
+export function assertModelFormat(value: unknown, where: string): asserts value is ModelFormat {
+  if (!isModelFormat(value)) {
+    throw new ToolhostError('E_USAGE', `${where}: the format must be one of ${MODEL_FORMATS.join(', ')}; got ${JSON.stringify(value)}`)
+  }
+}
+
+/**
+ * The text a model reads for a result: the content when it succeeded, the code and message when it
+ * failed (formats without an error flag see the code in the text).
+ */
+export function resultText(result: { ok: boolean; content: string; error?: { code: string; message: string } }): string {
+  if (result.ok) return result.content
+  if (!result.error) return result.content
+  return `error ${result.error.code}: ${result.error.message}`
+}

@@ -1,0 +1,65 @@
+import type { AnyTool, ToolResult } from '../types.js'
+
+/** MCP tool annotations (hints a client may show or use; never trusted for security). */
+export interface McpToolAnnotations {
+  readOnlyHint: boolean
+  destructiveHint: boolean
+  idempotentHint: boolean
+  openWorldHint: boolean
+}
+
+/** One entry of an MCP `tools/list` answer. */
+export interface McpToolDefinition {
+  name: string
+  description: string
+  inputSchema: Record<string, unknown>
+  annotations: McpToolAnnotations
+}
+
+/** An MCP `tools/call` answer. */
+export interface McpCallToolResult {
+  [key: string]: unknown
+  content: Array<{ type: 'text'; text: string }>
+  isError: boolean
+}
+
+/**
+ * Derives MCP annotations from a tool's declarations. `readOnly` and `destructive` are functions of
+ * the arguments, while a hint must hold for every call, so:
+ * - `readOnlyHint` is true only when `readOnly` ignores its arguments (declared with no parameter)
+ *   and returns true;
+ * - `destructiveHint` is false for a read-only tool; otherwise it is true when `destructive` returns
+ *   true for `{}`, throws, or reads its arguments (it may say true for some call).
+ * Predicates are evaluated on `{}` inside try/catch: a throw counts as "cannot promise".
+ *
+ * @example
+ * toMcpAnnotations(defineTool({ ..., readOnly: () => true })) // { readOnlyHint: true, destructiveHint: false, ... }
+ */
+export function toMcpAnnotations(tool: AnyTool): McpToolAnnotations {
+  const readOnlyHint = tool.readOnly.length === 0 && evaluate(tool.readOnly) === true
+  const destructive = evaluate(tool.destructive)
+  const destructiveHint = !readOnlyHint && (destructive !== false || tool.destructive.length > 0)
+  return { readOnlyHint, destructiveHint, idempotentHint: tool.idempotent, openWorldHint: tool.openWorld }
+}
+
+/** The MCP form of a tool: its JSON Schema passes through as-is. */
+export function toMcpDefinition(tool: AnyTool): McpToolDefinition {
+  return { name: tool.name, description: tool.description, inputSchema: tool.parameters, annotations: toMcpAnnotations(tool) }
+}
+
+/**
+ * A result as an MCP `tools/call` answer: one text block, `isError` on failure (with the code in the
+ * text, so the model can act on it).
+ */
+export function toMcpCallResult(result: ToolResult): McpCallToolResult {
+  const text = result.ok || !result.error ? result.content : `${result.error.code}: ${result.error.message}`
+  return { content: [{ type: 'text', text }], isError: !result.ok }
+}
+
+function evaluate(predicate: (args: Record<string, unknown>) => boolean): boolean | 'threw' {
+  try {
+    return predicate({}) === true
+  } catch {
+    return 'threw'
+  }
+}
