@@ -1,4 +1,5 @@
-import { existsSync, statSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import fg from 'fast-glob'
 import { describeThrown } from '../errors.js'
@@ -94,7 +95,26 @@ export async function loadPluginFile(
     await registry.loadingFrom(file, () => importPlugin(file, version))
   } catch (error) {
     for (const tool of registry.list()) if (!before.has(tool.name) && registry.entry(tool.name)?.source === file) registry.unregister(tool.name)
-    return { ok: false, message: describeThrown(error) }
+    return { ok: false, message: describeLoadError(file, error) }
   }
   return { ok: true, tools: registry.list().filter((t) => !before.has(t.name)).map((t) => t.name) }
+}
+
+/**
+ * The message of an import failure. A JavaScript syntax error comes as tsx's "Parse error FILE:1:1"
+ * or as Node's SyntaxError without a place; Node's own syntax check then says what and where.
+ */
+function describeLoadError(file: string, error: unknown): string {
+  const message = describeThrown(error)
+  const isSyntax = /^Parse error /.test(message) || (error instanceof Error && error.name === 'SyntaxError')
+  if (!isSyntax || !/\.(m?js|cjs)$/.test(file)) return message
+  try {
+    const check = spawnSync(process.execPath, ['--input-type=module', '--check'], { input: readFileSync(file), encoding: 'utf8', timeout: 10_000 })
+    const lines = check.stderr.split('\n')
+    const where = lines.find((l) => l.startsWith('[stdin]:'))?.replace('[stdin]', file)
+    const what = lines.find((l) => /^\w*Error: /.test(l))
+    return where && what ? `${what} at ${where}` : message
+  } catch {
+    return message
+  }
 }
