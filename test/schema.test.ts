@@ -1,0 +1,109 @@
+import { describe, expect, test } from 'vitest'
+import { createAjv, describeSchemaErrors, typeName } from '../src/schema.js'
+
+const schema = {
+  type: 'object',
+  properties: {
+    path: { type: 'string' },
+    limit: { type: 'integer', minimum: 1, maximum: 100 },
+    mode: { enum: ['a', 'b'] },
+    kind: { const: 'file' },
+    name: { type: 'string', minLength: 2, pattern: '^[a-z]+$' },
+    opts: {
+      type: 'object',
+      properties: { deep: { type: 'boolean' }, list: { type: 'array', items: { type: 'integer' } } },
+      required: ['deep'],
+      additionalProperties: false,
+    },
+  },
+  required: ['path'],
+  additionalProperties: false,
+}
+
+const validate = createAjv().compile(schema)
+const problems = (data: unknown): string[] => {
+  expect(validate(data)).toBe(false)
+  return describeSchemaErrors(validate.errors, data)
+}
+
+describe('describeSchemaErrors: each bad field named by its path, in words a model can act on', () => {
+  test.each([
+    { data: {}, expected: ['`path` is required but missing'] },
+    { data: { path: 'x', extra: 1 }, expected: ['`extra` is not an accepted field; remove it'] },
+    { data: { path: 1 }, expected: ['`path` must be string, got integer'] },
+    { data: { path: 'x', limit: '5' }, expected: ['`limit` must be integer, got string'] },
+    { data: { path: 'x', limit: 2.5 }, expected: ['`limit` must be integer, got number'] },
+    { data: { path: 'x', limit: 0 }, expected: ['`limit` must be >= 1, got 0'] },
+    { data: { path: 'x', limit: 101 }, expected: ['`limit` must be <= 100, got 101'] },
+    { data: { path: 'x', mode: 'c' }, expected: ['`mode` must be one of "a", "b"'] },
+    { data: { path: 'x', kind: 'dir' }, expected: ['`kind` must be "file"'] },
+    { data: { path: 'x', name: 'A' }, expected: ['`name` must NOT have fewer than 2 characters, got "A"', '`name` must match pattern "^[a-z]+$", got "A"'] },
+    { data: { path: 'x', opts: {} }, expected: ['`opts.deep` is required but missing'] },
+    { data: { path: 'x', opts: { deep: true, more: 1 } }, expected: ['`opts.more` is not an accepted field; remove it'] },
+    { data: { path: 'x', opts: { deep: 'yes' } }, expected: ['`opts.deep` must be boolean, got string'] },
+    { data: { path: 'x', opts: { deep: true, list: [1, 'two'] } }, expected: ['`opts.list[1]` must be integer, got string'] },
+    { data: { path: null, limit: null }, expected: ['`path` must be string, got null', '`limit` must be integer, got null'] },
+    { data: [], expected: ['the arguments object must be object, got array'] },
+  ])('$data', ({ data, expected }) => {
+    expect(problems(data)).toEqual(expected)
+  })
+
+  test('no errors, no lines', () => {
+    expect(describeSchemaErrors(null, {})).toEqual([])
+    expect(describeSchemaErrors([], {})).toEqual([])
+  })
+
+  test('a long string value is not echoed back', () => {
+    expect(problems({ path: 'x', name: 'Q'.repeat(200) })).toEqual(['`name` must match pattern "^[a-z]+$"'])
+  })
+})
+
+describe('createAjv', () => {
+  test.each([
+    { why: 'unknown keyword', schema: { type: 'object', properties: { a: { type: 'string', maxLenght: 1 } } } },
+    { why: 'unknown format', schema: { type: 'object', properties: { a: { type: 'string', format: 'no-such-format' } } } },
+  ])('strict: rejects a schema with an $why', ({ schema: bad }) => {
+    expect(() => createAjv().compile(bad)).toThrow()
+  })
+
+  test('never changes the input: no coercion, no defaults, no removal of extra fields', () => {
+    const v = createAjv().compile({
+      type: 'object',
+      properties: { n: { type: 'integer' }, d: { type: 'string', default: 'filled' } },
+      additionalProperties: false,
+    })
+    const input = { n: '5', extra: true }
+    expect(v(input)).toBe(false)
+    expect(input).toEqual({ n: '5', extra: true })
+    const ok: Record<string, unknown> = { n: 5 }
+    expect(v(ok)).toBe(true)
+    expect(ok).toEqual({ n: 5 })
+  })
+
+  test('own properties only: an inherited property does not satisfy required', () => {
+    const v = createAjv().compile({ type: 'object', properties: { path: { type: 'string' } }, required: ['path'] })
+    expect(v(Object.create({ path: 'inherited' }))).toBe(false)
+    expect(v({ path: 'own' })).toBe(true)
+  })
+
+  test('strict: `required` may only name declared properties', () => {
+    expect(() => createAjv().compile({ type: 'object', required: ['path'] })).toThrow(/required property "path" is not defined/)
+  })
+
+  test('$data references are not enabled', () => {
+    expect(() => createAjv().compile({ type: 'object', properties: { a: { type: 'integer' }, b: { maximum: { $data: '1/a' } } } })).toThrow()
+  })
+})
+
+test.each([
+  [null, 'null'],
+  [[], 'array'],
+  [1, 'integer'],
+  [1.5, 'number'],
+  ['s', 'string'],
+  [true, 'boolean'],
+  [{}, 'object'],
+  [undefined, 'undefined'],
+])('typeName(%j) is %s', (value, name) => {
+  expect(typeName(value)).toBe(name)
+})
