@@ -160,7 +160,7 @@ export class Host {
   definitions<F extends ModelFormat>(format: F, query?: { names?: string[]; toolsets?: string[] }): Promise<DefinitionsOf<F>>
   async definitions(formatOrQuery?: ModelFormat | { names?: string[]; toolsets?: string[] }, query?: { names?: string[]; toolsets?: string[] }): Promise<unknown> {
     const selection = typeof formatOrQuery === 'object' ? formatOrQuery : query
-    const openai = await this.registry.getDefinitions(selection ?? {}, { checkTimeoutMs: this.config.availability.check_timeout_ms, env: this.env })
+    const openai = await this.registry.getDefinitions(selection ?? {}, { checkTimeoutMs: this.config.availability.check_timeout_ms, env: this.env, canAsk: this.ask !== undefined })
     return typeof formatOrQuery === 'string' ? renderDefinitions(formatOrQuery, openai, (name) => this.registry.get(name)) : openai
   }
 
@@ -200,7 +200,7 @@ export class Host {
   /** The plan for a batch without running anything: footprints, and who waits for whom and why. */
   async explain(calls: readonly ToolCall[], options: { mode?: DispatchMode } = {}): Promise<{ mode: DispatchMode; calls: PlannedCall[] }> {
     const mode = options.mode ?? this.mode
-    const admissions = await admitCalls(calls, { registry: this.registry, config: this.config, env: this.env })
+    const admissions = await admitCalls(calls, { registry: this.registry, config: this.config, env: this.env, canAsk: this.ask !== undefined })
     const runnable = admissions.filter((a): a is Extract<Admission, { ok: true }> => a.ok)
     const footprints = runnable.map((a) => ({ id: a.call.id, footprint: this.footprintOf(a.tool, a.args) }))
     const waits = explainWaits(mode, footprints, blockerOf(admissions))
@@ -237,7 +237,7 @@ export class Host {
   async #admit(calls: readonly ToolCall[], options: RunOptions): Promise<Promise<ToolResult>[]> {
     const mode = options.mode ?? this.mode
     const trace = options.trace ?? false
-    const admissions = await admitCalls(calls, { registry: this.registry, config: this.config, env: this.env })
+    const admissions = await admitCalls(calls, { registry: this.registry, config: this.config, env: this.env, canAsk: this.ask !== undefined })
     const results: Promise<ToolResult>[] = new Array(calls.length)
     const items: AuthoriseItem[] = []
     for (const a of admissions) {

@@ -1,7 +1,7 @@
 import { defineTool } from './define-tool.js'
 import { describeThrown, ToolhostError } from './errors.js'
 import { createAjv, type ValidateFunction } from './schema.js'
-import type { AnyTool, Availability, OpenAIToolDefinition, ToolSpec } from './types.js'
+import type { AnyTool, Availability, AvailabilityContext, OpenAIToolDefinition, ToolSpec } from './types.js'
 
 /** A registered tool with what the registry derived from it once, at registration. */
 export interface RegistryEntry {
@@ -21,6 +21,8 @@ export interface AvailabilityOptions {
   /** Upper bound on one `check`; a slower check hides its tools. Default 2000 ms. */
   checkTimeoutMs?: number
   env?: NodeJS.ProcessEnv
+  /** The host asking has an `ask` handler (passed to each `check`; default false, fail closed). */
+  canAsk?: boolean
 }
 
 type ChangeListener = () => void
@@ -212,16 +214,16 @@ export class ToolRegistry {
   async #availability(entries: readonly RegistryEntry[], options: AvailabilityOptions): Promise<Availability[]> {
     const env = options.env ?? process.env
     const timeoutMs = options.checkTimeoutMs ?? 2000
-    const checks = new Map<() => unknown, Promise<string | undefined> | string | undefined>()
+    const checks = new Map<NonNullable<AnyTool['check']>, Promise<string | undefined> | string | undefined>()
     const missing: (string | undefined)[] = entries.map((e) => {
       const absent = e.tool.requiresEnv.filter((name) => !env[name])
       return absent.length > 0 ? `missing env var${absent.length > 1 ? 's' : ''} ${absent.join(', ')}` : undefined
     })
     entries.forEach((e, i) => {
       const check = e.tool.check
-      if (check && missing[i] === undefined && !checks.has(check)) checks.set(check, runCheck(check, timeoutMs))
+      if (check && missing[i] === undefined && !checks.has(check)) checks.set(check, runCheck(check, timeoutMs, { canAsk: options.canAsk ?? false, env }))
     })
-    const settled = new Map<() => unknown, string | undefined>()
+    const settled = new Map<NonNullable<AnyTool['check']>, string | undefined>()
     for (const [check, outcome] of checks) settled.set(check, await outcome)
     return entries.map((e, i) => {
       const reason = missing[i] ?? (e.tool.check ? settled.get(e.tool.check) : undefined)
@@ -231,10 +233,10 @@ export class ToolRegistry {
 }
 
 /** Runs one availability check; resolves with why it hides its tools, or undefined when it passes. */
-function runCheck(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<string | undefined> | string | undefined {
+function runCheck(check: NonNullable<AnyTool['check']>, timeoutMs: number, context: AvailabilityContext): Promise<string | undefined> | string | undefined {
   let value: boolean | Promise<boolean>
   try {
-    value = check()
+    value = check(context)
   } catch (error) {
     return `check threw: ${describeThrown(error)}`
   }

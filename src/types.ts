@@ -41,6 +41,20 @@ export interface SessionState {
   values: Map<string, unknown>
 }
 
+/** What an availability `check` learns about the host asking (the registry is shared by hosts). */
+export interface AvailabilityContext {
+  /** The host has an `ask` handler: a person can answer questions (clarify, approvals). */
+  canAsk: boolean
+  /** The environment `requiresEnv` is checked against. */
+  env: NodeJS.ProcessEnv
+}
+
+/** What `readOnly(args, context)` / `destructive(args, context)` may consult besides the arguments. */
+export interface BehaviourContext {
+  /** The canonical workspace root, to resolve relative paths (e.g. "would this overwrite a file?"). */
+  root: string
+}
+
 /** What a handler receives besides its arguments. */
 export interface ToolContext {
   /** Aborts on timeout or interrupt; a handler should stop soon after. */
@@ -75,8 +89,11 @@ export interface ToolSpec<Args = Record<string, unknown>> {
   description: string
   parameters: JsonSchema
   handler: ToolHandler<Args>
-  /** Availability check; may be async. False, a throw or a timeout hides the tool (fail closed). */
-  check?: () => boolean | Promise<boolean>
+  /**
+   * Availability check; may be async. False, a throw or a timeout hides the tool (fail closed).
+   * It receives what the host can offer (e.g. `canAsk`), since the registry is shared by every host.
+   */
+  check?: (context: AvailabilityContext) => boolean | Promise<boolean>
   /** Env vars that must all be set and non-empty for the tool to be available. */
   requiresEnv?: readonly string[]
   /** May run alongside any other call that is also safe (no shared state). */
@@ -87,8 +104,10 @@ export interface ToolSpec<Args = Record<string, unknown>> {
   pathScoped?: boolean
   /** Changes session context (e.g. working folder): runs alone, later calls see the change. */
   changesContext?: boolean
-  readOnly?: (args: Args) => boolean
-  destructive?: (args: Args) => boolean
+  /** `context` is passed by hosts that have one; without it answer conservatively. */
+  readOnly?: (args: Args, context?: BehaviourContext) => boolean
+  /** `context` is passed by hosts that have one; without it answer conservatively (true if unsure). */
+  destructive?: (args: Args, context?: BehaviourContext) => boolean
   /** Same arguments, same effect when repeated (MCP `idempotentHint`). */
   idempotent?: boolean
   /** Reaches outside the workspace, e.g. the network (MCP `openWorldHint`). */
@@ -104,7 +123,7 @@ export interface ToolSpec<Args = Record<string, unknown>> {
 export interface Tool<Args = Record<string, unknown>> extends Required<Pick<ToolSpec<Args>,
   'name' | 'toolset' | 'description' | 'parameters' | 'handler' | 'requiresEnv' | 'parallelSafe' |
   'neverParallel' | 'pathScoped' | 'changesContext' | 'readOnly' | 'destructive' | 'idempotent' | 'openWorld'>> {
-  check: (() => boolean | Promise<boolean>) | undefined
+  check: ((context: AvailabilityContext) => boolean | Promise<boolean>) | undefined
   scope: ((args: Args) => ScopeEntry[]) | undefined
   checkPermissions: ((args: Args, ctx: ToolContext) => PermissionResult | Promise<PermissionResult>) | undefined
   maxResultChars: number | false | undefined

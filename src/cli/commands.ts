@@ -14,7 +14,7 @@ export interface Output {
 
 /** `toolhost list`: every tool, whether it is offered now, and why not. */
 export async function listCommand(host: Host, args: CliArgs, io: Output): Promise<number> {
-  const availability = new Map((await host.registry.explainAvailability({}, { checkTimeoutMs: host.config.availability.check_timeout_ms, env: host.env })).map((a) => [a.name, a]))
+  const availability = new Map((await host.registry.explainAvailability({}, { checkTimeoutMs: host.config.availability.check_timeout_ms, env: host.env, canAsk: host.ask !== undefined })).map((a) => [a.name, a]))
   const tools = host.registry.list().map((t) => {
     const a = availability.get(t.name)
     return { name: t.name, toolset: t.toolset, description: t.description, available: a?.available ?? false, ...(a?.reason ? { reason: a.reason } : {}) }
@@ -45,7 +45,7 @@ export async function doctorCommand(host: Host, _args: CliArgs, io: Output): Pro
   io.out(`plugins:       ${host.pluginReport.loaded.length} loaded, ${host.pluginReport.failed.length} failed`)
   for (const file of host.pluginReport.loaded) io.out(`  ok      ${file} (${(host.pluginReport.toolsByFile.get(file) ?? []).join(', ') || 'no tools'})`)
   for (const f of host.pluginReport.failed) io.out(`  FAILED  ${f.file}: ${f.message}`)
-  const hidden = (await host.registry.explainAvailability({}, { checkTimeoutMs: c.availability.check_timeout_ms, env: host.env })).filter((a) => !a.available)
+  const hidden = (await host.registry.explainAvailability({}, { checkTimeoutMs: c.availability.check_timeout_ms, env: host.env, canAsk: host.ask !== undefined })).filter((a) => !a.available)
   io.out(`tools:         ${host.registry.list().length} registered, ${hidden.length} hidden`)
   for (const h of hidden) io.out(`  hidden  ${h.name}: ${h.reason}`)
   return host.pluginReport.failed.length > 0 ? 1 : 0

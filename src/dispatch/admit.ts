@@ -14,6 +14,8 @@ export interface AdmitContext {
   config: ToolhostConfig
   /** The environment `requiresEnv` is checked against (default `process.env`). */
   env?: NodeJS.ProcessEnv
+  /** The host has an ask handler (tools like clarify are hidden without one). */
+  canAsk?: boolean
 }
 
 /**
@@ -36,7 +38,7 @@ export async function admitCalls(calls: readonly ToolCall[], context: AdmitConte
   })
   const hidden = new Map<string, string>()
   if (needsCheck.length > 0) {
-    for (const a of await registry.explainAvailability(needsCheck, { checkTimeoutMs: config.availability.check_timeout_ms, ...(context.env ? { env: context.env } : {}) })) {
+    for (const a of await registry.explainAvailability(needsCheck, { checkTimeoutMs: config.availability.check_timeout_ms, canAsk: context.canAsk ?? false, ...(context.env ? { env: context.env } : {}) })) {
       if (!a.available) hidden.set(a.name, a.reason ?? 'unavailable')
     }
   }
