@@ -10,7 +10,10 @@ import path from 'node:path'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { DispatchMode } from '../../src/config/types.js'
-import { createHost, defineTool, registry, type HostEvent, type ToolCall, type ToolContext } from '../../src/index.js'
+import { defineTool } from '../../src/define-tool.js'
+import { createHost, type HostEvent } from '../../src/host.js'
+import { registry } from '../../src/registry.js'
+import type { ToolCall, ToolContext } from '../../src/types.js'
 
 type Kind = 'free' | 'barrier' | 'never' | 'cfgnever' | 'read' | 'write' | 'invalid'
 type Behaviour = 'ok' | 'throw' | 'hang'
@@ -198,6 +201,7 @@ async function checkScenario(s: fc.Scheduler, scenario: Scenario, root: string):
   const host = await createHost({
     root,
     loadPlugins: false,
+    log: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
     config: {
       plugins: { dirs: [] },
       env_file: '',
