@@ -291,9 +291,11 @@ export class Host {
     })
   }
 
-  #context(callId: string, signal: AbortSignal): ToolContext {
+  #context(callId: string, signal: () => AbortSignal): ToolContext {
     return {
-      signal,
+      get signal() {
+        return signal()
+      },
       callId,
       root: this.root,
       config: this.config,

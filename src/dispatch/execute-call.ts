@@ -29,8 +29,18 @@ export interface ExecuteOptions {
  * On timeout the call is answered E_TIMEOUT at once; the handler keeps its reservations until it
  * settles (or is abandoned after ignoring the abort for `graceMs`).
  */
-export function executeCall(tool: AnyTool, args: Record<string, unknown>, makeContext: (signal: AbortSignal) => ToolContext, options: ExecuteOptions): Execution {
+export function executeCall(tool: AnyTool, args: Record<string, unknown>, makeContext: (signal: () => AbortSignal) => ToolContext, options: ExecuteOptions): Execution {
   const controller = new AbortController()
+  // The signal is made on first use: most handlers never look at it, and making one is costly.
+  const context = makeContext(() => controller.signal)
+  let value: unknown
+  try {
+    value = tool.handler(args, context)
+  } catch (error) {
+    return doneExecution(failedOutcome(tool.name, error))
+  }
+  // A handler that returned without a promise has finished: nothing can time out or be interrupted.
+  if (!isThenable(value)) return doneExecution({ ok: true, value })
   const answer = createDeferred<Outcome>()
   const settle = createDeferred<{ abandoned: boolean }>()
   let interrupted = false
@@ -55,8 +65,7 @@ export function executeCall(tool: AnyTool, args: Record<string, unknown>, makeCo
     startAbandonClock(`${tool.name} ignored its abort ${options.graceMs} ms after timing out`)
   }, Math.min(options.timeoutMs, MAX_TIMER_MS))
 
-  const handler = (async () => tool.handler(args, makeContext(controller.signal)))()
-  handler.then(
+  Promise.resolve(value).then(
     (value: unknown) => answer.resolve({ ok: true, value }),
     (error: unknown) => answer.resolve(interrupted ? interruptedOutcome(tool.name) : failedOutcome(tool.name, error)),
   ).finally(() => {
@@ -89,4 +98,14 @@ function failedOutcome(name: string, error: unknown): Outcome {
   // A tool may throw a coded ToolhostError (E_PATH_OUTSIDE_ROOT, E_NOT_FOUND, …); keep its code.
   if (isToolhostError(error) && isErrorCode(error.code)) return { ok: false, error: { code: error.code, message: error.message } }
   return { ok: false, error: { code: 'E_TOOL_FAILED', message: `${name} failed: ${describeThrown(error)}` } }
+}
+
+const SETTLED = Promise.resolve({ abandoned: false })
+
+function doneExecution(outcome: Outcome): Execution {
+  return { answered: Promise.resolve(outcome), settled: SETTLED, interrupt() {} }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function'
 }
