@@ -1,0 +1,103 @@
+import type { DecidedBy } from './decide.js'
+import type { CallSubject } from './subjects.js'
+
+/** One call the permission system wants a person to approve. */
+export interface ApprovalRequest {
+  callId: string
+  tool: string
+  /** The arguments the call will run with (after the tool's `checkPermissions`). */
+  args: Record<string, unknown>
+  /** What the call touches in short form: its paths, its command, or its arguments. */
+  subject: string
+  /** Why it asks, e.g. `write_file is not read-only for these arguments (mode ask)`. */
+  reason: string
+  /** What made it ask: a rule, the tool (ask or destructive), or the mode. */
+  askedBy: DecidedBy
+  destructive: boolean
+}
+
+/**
+ * A person's answer to one request. `allow-session` also allows later calls of the same tool with
+ * the same subject (paths, command or arguments) for the life of the host. `by` names who answered,
+ * for the audit log (`terminal`, `--yes`, `mcp-elicitation`, …).
+ */
+export type ApprovalAnswer =
+  | { decision: 'allow-once'; by?: string }
+  | { decision: 'allow-session'; by?: string }
+  | { decision: 'deny'; message?: string; by?: string }
+
+/**
+ * Asks a person about every call of a batch that needs asking, all at once, before any of them runs;
+ * resolves with one answer per request, in order. Only those calls wait for it.
+ *
+ * @example
+ * const approve: ApproveHandler = async (requests) =>
+ *   requests.map((r) => (r.tool === 'write_file' ? { decision: 'allow-once' } : { decision: 'deny', message: 'not now' }))
+ * const host = await createHost({ approve })
+ */
+export type ApproveHandler = (requests: readonly ApprovalRequest[], signal: AbortSignal) => Promise<readonly ApprovalAnswer[]>
+
+/**
+ * Approves every request once (what the CLI's `--yes` does).
+ *
+ * @example
+ * const host = await createHost({ approve: approveEverything })
+ */
+export const approveEverything: ApproveHandler = async (requests) => requests.map(() => ({ decision: 'allow-once', by: '--yes' }))
+
+/** Calls the person allowed for the session: per tool, the subject keys they covered. */
+export class SessionApprovals {
+  readonly #allowed = new Map<string, Set<string>>()
+
+  /** Remembers that `tool` may touch these subject keys for the rest of the session. */
+  remember(tool: string, keys: readonly string[]): void {
+    let set = this.#allowed.get(tool)
+    if (!set) this.#allowed.set(tool, (set = new Set()))
+    for (const key of keys) set.add(key)
+  }
+
+  /** True when every subject key of the call was allowed for the session before. */
+  covers(tool: string, keys: readonly string[]): boolean {
+    const set = this.#allowed.get(tool)
+    return set !== undefined && keys.length > 0 && keys.every((k) => set.has(k))
+  }
+}
+
+/** An answer as the handler gave it, checked; anything else is undefined (and the call is denied). */
+export function checkAnswer(value: unknown): ApprovalAnswer | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  const { decision, message, by } = value as Record<string, unknown>
+  const who = typeof by === 'string' && by !== '' ? { by } : {}
+  if (decision === 'allow-once' || decision === 'allow-session') return { decision, ...who }
+  if (decision === 'deny') return { decision, ...(typeof message === 'string' && message.trim() !== '' ? { message: message.trim() } : {}), ...who }
+  return undefined
+}
+
+/** A narrow allow rule a person could add for calls like this one; undefined when there is none. */
+export function suggestRule(tool: string, subject: CallSubject): string | undefined {
+  if (subject.kind === 'paths') {
+    if (subject.paths.length !== 1 || subject.keys.length > 0 || subject.unresolved) return undefined
+    const p = subject.paths[0]!
+    return `${tool}(${p.relative ?? p.absolute})`
+  }
+  if (subject.kind === 'command') return subject.hasSubstitution || subject.segments.length !== 1 ? undefined : `${tool}(${subject.command})`
+  return subject.value.length <= 80 && !subject.value.startsWith('{') ? `${tool}(${subject.value})` : tool
+}
+
+/**
+ * Why a call that needs asking was denied when there is no one to ask, and how to allow it: a rule,
+ * a permission mode that runs it (`modes`), or `--yes`.
+ */
+export function noApproverMessage(tool: string, reason: string, rule: string | undefined, modes: readonly string[]): string {
+  const ways = [
+    rule ? `add a rule such as permissions.allow: ["${rule}"] to config.yaml` : 'add an allow rule for it to config.yaml',
+    `choose a permission mode that runs it (--permission-mode ${modes.join(' or ')})`,
+    'or pass --yes to approve every call that asks',
+  ]
+  return `${tool} did not run: it needs approval (${reason}) and there is no one to ask. To allow it, the user can ${ways.join(', ')}`
+}
+
+/** What a denied call's result says when the person refused it. */
+export function personDeniedMessage(tool: string, message: string | undefined): string {
+  return `${tool} did not run: the user denied this call${message ? `: ${message}` : ''}. Do not retry it as is${message ? '; follow what the user said' : '; ask the user or do something else'}`
+}

@@ -1,0 +1,81 @@
+import { appendFile, mkdir } from 'node:fs/promises'
+import path from 'node:path'
+import type { PermissionMode } from '../config/types.js'
+import type { DecidedBy } from './decide.js'
+
+/** One line of the audit log: one permission decision about one call. */
+export interface AuditEntry {
+  /** ISO 8601 UTC time of the decision. */
+  time: string
+  callId: string
+  tool: string
+  /** The arguments, keys sorted, strings over 2000 characters cut. */
+  args: unknown
+  /** What rules were matched against: the call's canonical paths, its command, or its value. */
+  subject: string
+  /** `allow`, `ask`, `deny` from the permission system; `allow-once`, `allow-session`, `deny` from the person. */
+  decision: 'allow' | 'ask' | 'deny' | 'allow-once' | 'allow-session'
+  /** Who decided: a rule, the tool, the mode, an earlier session approval, the person, or nobody to ask. */
+  by: DecidedBy | 'person' | 'no-approver' | 'host'
+  /** The rule that decided, e.g. `permissions.deny[0] read_file(**\/*.pem)`. */
+  rule?: string
+  mode: PermissionMode
+  reason: string
+  /** For answers: who answered (`terminal`, `--yes`, …) when the handler said. */
+  answeredBy?: string
+}
+
+/**
+ * Appends decisions to a JSON-lines file off the hot path: `record` only buffers; the buffer is
+ * written on the next turn of the event loop (one append per burst), and `flush` waits for every
+ * line recorded so far (the host calls it on close). A write that fails is reported once through
+ * `onError` and the lines are dropped; calls are never held up or failed by the audit log.
+ *
+ * @example
+ * const audit = new AuditLog('/work/.toolhost/audit.jsonl', { onError: (e) => log.warn(e.message) })
+ * audit.record(entry)
+ * await audit.flush()
+ */
+export class AuditLog {
+  readonly file: string
+  readonly #onError: (error: Error) => void
+  #buffer: string[] = []
+  #writing: Promise<void> = Promise.resolve()
+  #scheduled = false
+  #failed = false
+
+  constructor(file: string, options: { onError: (error: Error) => void }) {
+    this.file = file
+    this.#onError = options.onError
+  }
+
+  /** Buffers one entry; it reaches the file soon after, in order. */
+  record(entry: AuditEntry): void {
+    this.#buffer.push(JSON.stringify(entry) + '\n')
+    if (this.#scheduled) return
+    this.#scheduled = true
+    setImmediate(() => void this.flush())
+  }
+
+  /** Resolves once every entry recorded so far is written (or has failed to be). */
+  flush(): Promise<void> {
+    this.#scheduled = false
+    if (this.#buffer.length > 0) {
+      const text = this.#buffer.join('')
+      this.#buffer = []
+      this.#writing = this.#writing.then(() => this.#append(text))
+    }
+    return this.#writing
+  }
+
+  async #append(text: string): Promise<void> {
+    try {
+      await mkdir(path.dirname(this.file), { recursive: true })
+      await appendFile(this.file, text, 'utf8')
+    } catch (error) {
+      if (this.#failed) return
+      this.#failed = true
+      this.#onError(new Error(`the permission audit log ${this.file} could not be written (${(error as Error).message}); decisions are not being recorded`))
+    }
+  }
+}

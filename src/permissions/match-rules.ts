@@ -1,0 +1,92 @@
+import picomatch from 'picomatch'
+import { toPathGlob, type PermissionRule } from './rules.js'
+import type { CallSubject, PathSubject } from './subjects.js'
+
+type Test = (text: string) => boolean
+
+const pathMatchers = new WeakMap<PermissionRule, Map<boolean, Test>>()
+const textMatchers = new WeakMap<PermissionRule, Test>()
+
+/**
+ * The first deny or ask rule that names this call: the tool matches and the pattern matches ANY of
+ * the call's subjects (a path, the command or one of its parts, the value). A path-scoped call whose
+ * paths cannot be worked out matches every pattern of its tool (fail closed).
+ *
+ * @example
+ * findBlockingRule(rules.deny, 'read_file', subject, false)?.source // 'read_file(**\/*.pem)'
+ */
+export function findBlockingRule(rules: readonly PermissionRule[], tool: string, subjects: readonly CallSubject[], caseInsensitive: boolean): PermissionRule | undefined {
+  return rules.find((rule) => rule.namesTool(tool) && subjects.some((s) => matchesAny(rule, s, caseInsensitive)))
+}
+
+/**
+ * The allow rule that covers this call, or undefined. Every subject must be covered: each path by
+ * some allow rule of the tool, each part of a chained command by some allow rule, the value by one.
+ * A command with substitution or redirection (`$(…)`, backticks, `>`) is never covered by a pattern.
+ * Returns the first rule that took part.
+ */
+export function findAllowRule(rules: readonly PermissionRule[], tool: string, subjects: readonly CallSubject[], caseInsensitive: boolean): PermissionRule | undefined {
+  const named = rules.filter((rule) => rule.namesTool(tool))
+  if (named.length === 0) return undefined
+  const whole = named.find((rule) => rule.pattern === undefined)
+  if (whole) return whole
+  let first: PermissionRule | undefined
+  const covers = (test: (rule: PermissionRule) => boolean): boolean => {
+    const rule = named.find(test)
+    if (rule && (!first || rule.index < first.index)) first = rule
+    return rule !== undefined
+  }
+  for (const subject of subjects) {
+    switch (subject.kind) {
+      case 'paths':
+        if (subject.unresolved !== undefined || subject.paths.length === 0 || subject.keys.length > 0) return undefined
+        if (!subject.paths.every((p) => covers((rule) => pathMatches(rule, p, caseInsensitive)))) return undefined
+        break
+      case 'command':
+        if (subject.hasSubstitution || subject.segments.length === 0) return undefined
+        if (!subject.segments.every((segment) => covers((rule) => textMatches(rule, segment)))) return undefined
+        break
+      case 'value':
+        if (!covers((rule) => textMatches(rule, subject.value))) return undefined
+        break
+    }
+  }
+  return first
+}
+
+function matchesAny(rule: PermissionRule, subject: CallSubject, caseInsensitive: boolean): boolean {
+  if (rule.pattern === undefined) return true
+  switch (subject.kind) {
+    case 'paths':
+      if (subject.unresolved !== undefined) return true
+      return subject.paths.some((p) => pathMatches(rule, p, caseInsensitive)) || subject.keys.some((k) => textMatches(rule, k.key))
+    case 'command':
+      return textMatches(rule, subject.command) || subject.segments.some((segment) => textMatches(rule, segment))
+    case 'value':
+      return textMatches(rule, subject.value)
+  }
+}
+
+// A pattern starting with `/` is matched against the absolute canonical path; any other against the
+// root-relative path, so it only ever matches inside the root.
+function pathMatches(rule: PermissionRule, subject: PathSubject, caseInsensitive: boolean): boolean {
+  const pattern = toPathGlob(rule.pattern!)
+  const text = pattern.startsWith('/') ? subject.absolute : subject.relative
+  if (text === undefined) return false
+  let byCase = pathMatchers.get(rule)
+  if (!byCase) pathMatchers.set(rule, (byCase = new Map()))
+  let test = byCase.get(caseInsensitive)
+  if (!test) byCase.set(caseInsensitive, (test = picomatch(pattern, { dot: true, nocase: caseInsensitive })))
+  return test(text)
+}
+
+// Commands and values: `*` matches any run of characters (spaces and `/` included); all else is literal.
+function textMatches(rule: PermissionRule, text: string): boolean {
+  let test = textMatchers.get(rule)
+  if (!test) {
+    const source = rule.pattern!.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[\\s\\S]*')
+    const regexp = new RegExp(`^${source}$`)
+    textMatchers.set(rule, (test = (t) => regexp.test(t)))
+  }
+  return test(text)
+}

@@ -1,0 +1,246 @@
+import path from 'node:path'
+import type { PermissionMode, ToolhostConfig } from '../config/types.js'
+import { describeThrown, ToolhostError } from '../errors.js'
+import type { Authoriser, AuthoriseDecision, AuthoriseItem, Host } from '../host.js'
+import { isCaseInsensitiveFs } from '../paths.js'
+import { describeSchemaErrors } from '../schema.js'
+import type { Logger, PermissionResult, ToolContext, ToolError } from '../types.js'
+import { checkAnswer, noApproverMessage, personDeniedMessage, SessionApprovals, suggestRule, type ApprovalAnswer, type ApprovalRequest, type ApproveHandler } from './approvals.js'
+import { AuditLog, type AuditEntry } from './audit.js'
+import { abbreviate } from './canonical-json.js'
+import { decidePermission, type PermissionDecision } from './decide.js'
+import { isEditCall, PERMISSION_MODES, type CallFacts } from './modes.js'
+import { parseRules, type PermissionRules } from './rules.js'
+import { describeSubject, safeDestructive, safeReadOnly, subjectKeys, subjectOf, type CallSubject } from './subjects.js'
+
+export interface PermissionGateOptions {
+  /** The host's config (`permissions.mode` already overridden by `--permission-mode`). */
+  config: ToolhostConfig
+  /** The config file, for messages about bad rules. */
+  configFile: string | undefined
+  /** The canonical workspace root. */
+  root: string
+  /** Who approves calls that ask; without one they are denied with `E_DENIED`. */
+  approve?: ApproveHandler | undefined
+  log: Logger
+}
+
+/** A call after the tool had its say and the permission system decided. */
+type Judged =
+  | { refused: ToolError; item: AuthoriseItem }
+  | { refused?: undefined; item: AuthoriseItem; args: Record<string, unknown>; subject: CallSubject; keys: string[]; decision: PermissionDecision; destructive: boolean; facts: CallFacts }
+
+const AUDIT_STRING_CHARS = 2000
+
+/**
+ * The default `Authoriser`: permission modes, config rules, the tool's own say and approvals.
+ * Every call of a batch is decided at once; the calls that need asking go to the `approve` handler
+ * together, and only they wait for the answers (through their gate) while the rest are scheduled.
+ * Every decision is appended to the audit log.
+ *
+ * @example
+ * const gate = new PermissionGate({ config, configFile: 'config.yaml', root, approve, log })
+ * const host = await createHost({ authoriser: gate }) // createHost builds one like this by default
+ */
+export class PermissionGate implements Authoriser {
+  readonly mode: ToolhostConfig['permissions']['mode']
+  readonly rules: PermissionRules
+  readonly audit: AuditLog
+  readonly #config: ToolhostConfig
+  readonly #approve: ApproveHandler | undefined
+  readonly #caseInsensitive: boolean
+  readonly #session = new SessionApprovals()
+
+  constructor(options: PermissionGateOptions) {
+    const file = options.configFile ?? 'config'
+    const { permissions } = options.config
+    if (!Object.hasOwn(PERMISSION_MODES, permissions.mode)) {
+      throw new ToolhostError('E_CONFIG_INVALID', `${file}: permissions.mode must be one of ${Object.keys(PERMISSION_MODES).join(', ')}; got ${JSON.stringify(permissions.mode)}`)
+    }
+    this.mode = permissions.mode
+    this.rules = parseRules(permissions, file)
+    this.#config = options.config
+    this.#approve = options.approve
+    this.#caseInsensitive = isCaseInsensitiveFs(options.root)
+    this.audit = new AuditLog(path.resolve(options.root, permissions.audit_log), { onError: (error) => options.log.warn(error.message) })
+    if (this.mode === 'bypass') {
+      options.log.warn('PERMISSION MODE IS BYPASS: every call runs without asking — file writes, shell commands and destructive calls included (deny rules still apply). Use it only in a sandbox.')
+    }
+  }
+
+  async authorise(items: readonly AuthoriseItem[], context: { signal?: AbortSignal; host: Host }): Promise<AuthoriseDecision[]> {
+    const signal = context.signal ?? new AbortController().signal
+    const judged = await Promise.all(items.map((item) => this.#judge(item, signal, context.host)))
+    const decisions: AuthoriseDecision[] = new Array(judged.length)
+    const asking: { k: number; judged: Extract<Judged, { args: unknown }> }[] = []
+    judged.forEach((j, k) => {
+      if (j.refused) {
+        this.#record(j.item, j.item.args, undefined, { decision: 'deny', by: 'tool', reason: j.refused.message })
+        decisions[k] = { run: false, error: j.refused }
+        return
+      }
+      const { decision } = j
+      this.#record(j.item, j.args, j.subject, { decision: decision.outcome, by: decision.by, reason: decision.reason, ...(decision.rule ? { rule: `${decision.rule.where} ${decision.rule.source}` } : {}) })
+      if (decision.outcome === 'allow') decisions[k] = { run: true, args: j.args }
+      else if (decision.outcome === 'deny') decisions[k] = { run: false, error: { code: 'E_DENIED', message: denialMessage(j.item.tool.name, decision) } }
+      else asking.push({ k, judged: j })
+    })
+    if (asking.length === 0) return decisions
+    const approve = this.#approve
+    if (!approve) {
+      for (const { k, judged: j } of asking) {
+        const message = noApproverMessage(j.item.tool.name, j.decision.reason, suggestRule(j.item.tool.name, j.subject), modesThatRun(j))
+        this.#record(j.item, j.args, j.subject, { decision: 'deny', by: 'no-approver', reason: message })
+        decisions[k] = { run: false, error: { code: 'E_DENIED', message } }
+      }
+      return decisions
+    }
+    const requests: ApprovalRequest[] = asking.map(({ judged: j }) => ({
+      callId: j.item.call.id,
+      tool: j.item.tool.name,
+      args: j.args,
+      subject: describeSubject(j.subject),
+      reason: j.decision.reason,
+      askedBy: j.decision.by,
+      destructive: j.destructive,
+    }))
+    const answers = askAll(approve, requests, signal)
+    asking.forEach(({ k, judged: j }, i) => {
+      decisions[k] = { run: true, args: j.args, gate: answers.then((outcome) => this.#settle(j, outcome.failed ?? outcome.answers[i])) }
+    })
+    return decisions
+  }
+
+  /** Writes out every audit line recorded so far (the host calls it on close). */
+  close(): Promise<void> {
+    return this.audit.flush()
+  }
+
+  async #judge(item: AuthoriseItem, signal: AbortSignal, host: Host): Promise<Judged> {
+    const { tool } = item
+    let toolSay: PermissionResult | undefined
+    let args = item.args
+    if (tool.checkPermissions) {
+      let said: unknown
+      try {
+        said = await tool.checkPermissions(item.args, permissionContext(item, signal, host))
+      } catch (error) {
+        return { item, refused: { code: 'E_DENIED', message: `${tool.name} did not run: its permission check failed (${describeThrown(error)}); this is a fault in the tool, not in your call` } }
+      }
+      const checked = checkToolSay(said)
+      if (typeof checked === 'string') return { item, refused: { code: 'E_DENIED', message: `${tool.name} did not run: its permission check returned ${checked}; this is a fault in the tool, not in your call` } }
+      toolSay = checked
+      if ('updatedArgs' in checked && checked.updatedArgs !== undefined) {
+        const invalid = this.#revalidate(host, tool.name, checked.updatedArgs)
+        if (invalid) return { item, refused: invalid }
+        args = checked.updatedArgs
+      }
+    }
+    const context = { root: host.root, caseInsensitive: this.#caseInsensitive, pathScoped: tool.pathScoped || this.#config.dispatch.path_scoped.includes(tool.name) }
+    const subject = subjectOf(tool, args, context)
+    const subjects = args === item.args ? [subject] : [subject, subjectOf(tool, item.args, context)]
+    const keys = subjects.flatMap(subjectKeys)
+    const destructive = safeDestructive(tool, args)
+    const facts: CallFacts = { readOnly: safeReadOnly(tool, args), destructive, edit: isEditCall(tool.name, subject, destructive) }
+    const decision = decidePermission({
+      toolName: tool.name,
+      mode: this.mode,
+      rules: this.rules,
+      subjects,
+      facts,
+      toolSay,
+      sessionAllowed: this.#session.covers(tool.name, keys),
+      caseInsensitive: this.#caseInsensitive,
+    })
+    return { item, args, subject, keys, decision, destructive, facts }
+  }
+
+  #revalidate(host: Host, name: string, updated: unknown): ToolError | undefined {
+    const prefix = `${name} did not run: its permission check produced invalid arguments`
+    const suffix = 'this is a fault in the tool, not in your call'
+    if (typeof updated !== 'object' || updated === null || Array.isArray(updated)) return { code: 'E_ARGS_INVALID', message: `${prefix} (not an object); ${suffix}` }
+    const entry = host.registry.entry(name)
+    if (!entry) return { code: 'E_TOOL_UNKNOWN', message: `the tool "${name}" was removed` }
+    if (entry.validate(updated)) return undefined
+    return { code: 'E_ARGS_INVALID', message: `${prefix}: ${describeSchemaErrors(entry.validate.errors, updated).join('; ')}; ${suffix}` }
+  }
+
+  #settle(j: Extract<Judged, { args: unknown }>, outcome: ApprovalAnswer | string | undefined): ToolError | undefined {
+    const tool = j.item.tool.name
+    if (typeof outcome === 'string' || outcome === undefined) {
+      const why = outcome ?? 'the approval handler gave no valid answer for this call'
+      const message = `${tool} did not run: it needed approval and ${why}`
+      this.#record(j.item, j.args, j.subject, { decision: 'deny', by: 'host', reason: message })
+      return { code: 'E_DENIED', message }
+    }
+    const answeredBy = outcome.by === undefined ? {} : { answeredBy: outcome.by }
+    if (outcome.decision === 'deny') {
+      const message = personDeniedMessage(tool, outcome.message)
+      this.#record(j.item, j.args, j.subject, { decision: 'deny', by: 'person', reason: message, ...answeredBy })
+      return { code: 'E_DENIED', message }
+    }
+    if (outcome.decision === 'allow-session') this.#session.remember(tool, j.keys)
+    this.#record(j.item, j.args, j.subject, { decision: outcome.decision, by: 'person', reason: `the person answered ${outcome.decision}`, ...answeredBy })
+    return undefined
+  }
+
+  #record(item: AuthoriseItem, args: Record<string, unknown>, subject: CallSubject | undefined, what: Pick<AuditEntry, 'decision' | 'by' | 'reason'> & Partial<Pick<AuditEntry, 'rule' | 'answeredBy'>>): void {
+    this.audit.record({
+      time: new Date().toISOString(),
+      callId: item.call.id,
+      tool: item.tool.name,
+      args: abbreviate(args, AUDIT_STRING_CHARS),
+      subject: subject ? describeSubject(subject) : '',
+      mode: this.mode,
+      ...what,
+    })
+  }
+}
+
+/** Runs the handler once for the batch; never rejects (a failure becomes the reason every call is denied). */
+async function askAll(approve: ApproveHandler, requests: readonly ApprovalRequest[], signal: AbortSignal): Promise<{ failed?: string; answers: (ApprovalAnswer | undefined)[] }> {
+  try {
+    const answers = await approve(requests, signal)
+    if (!Array.isArray(answers)) return { failed: 'the approval handler did not answer with a list', answers: [] }
+    return { answers: requests.map((_, i) => checkAnswer(answers[i])) }
+  } catch (error) {
+    return { failed: `asking for approval failed (${describeThrown(error)})`, answers: [] }
+  }
+}
+
+// The permission modes under which a call that asks would run without asking.
+function modesThatRun(j: { decision: PermissionDecision; destructive: boolean; facts: CallFacts }): PermissionMode[] {
+  if (j.decision.by !== 'mode' || j.destructive) return ['bypass']
+  return j.facts.edit ? ['accept-edits', 'auto', 'bypass'] : ['auto', 'bypass']
+}
+
+function denialMessage(tool: string, decision: PermissionDecision): string {
+  if (decision.by === 'rule') return `${tool} did not run: ${decision.reason}. Do not retry it; do something else, or ask the user to change the rule`
+  if (decision.by === 'mode') return decision.reason
+  return `${tool} did not run: ${decision.reason}`
+}
+
+const BEHAVIORS = new Set(['allow', 'deny', 'ask', 'passthrough'])
+
+// A tool's answer, checked (tools are trusted code, but a malformed answer must fail closed).
+function checkToolSay(said: unknown): PermissionResult | string {
+  if (typeof said !== 'object' || said === null) return `${JSON.stringify(said) ?? String(said)} instead of a permission result`
+  const behavior = (said as { behavior?: unknown }).behavior
+  if (typeof behavior !== 'string' || !BEHAVIORS.has(behavior)) return `an unknown behavior ${JSON.stringify(behavior)}`
+  if (behavior === 'deny' && typeof (said as { message?: unknown }).message !== 'string') return 'deny without a message'
+  return said as PermissionResult
+}
+
+function permissionContext(item: AuthoriseItem, signal: AbortSignal, host: Host): ToolContext {
+  return {
+    signal,
+    callId: item.call.id,
+    root: host.root,
+    config: host.config,
+    log: host.log,
+    session: host.session,
+    ask: host.ask,
+    services: host.services,
+    progress: () => undefined,
+  }
+}

@@ -1,0 +1,138 @@
+import path from 'node:path'
+import { describeThrown } from '../errors.js'
+import { canonicalPath, comparablePath, isWithin, relativeToRoot } from '../paths.js'
+import type { Access, AnyTool } from '../types.js'
+import { canonicalJson } from './canonical-json.js'
+
+/** One path a call touches, in the forms rules are matched against. */
+export interface PathSubject {
+  /** Root-relative with `/` separators (`.env`, `src/a.ts`); undefined when outside the root. */
+  relative: string | undefined
+  /** The canonical absolute path with `/` separators. */
+  absolute: string
+  access: Access
+}
+
+/**
+ * What a call's rule patterns are matched against:
+ * - `paths`: a path-scoped tool — every path it touches (from `scope(args)`, else `args.path`), canonical;
+ * - `command`: a tool with a string `command` argument (the terminal) — the command and its parts;
+ * - `value`: any other tool — its single string argument, else the canonical JSON of its arguments.
+ */
+export type CallSubject =
+  | { kind: 'paths'; paths: PathSubject[]; keys: { key: string; access: Access }[]; unresolved: string | undefined }
+  | { kind: 'command'; command: string; segments: string[]; hasSubstitution: boolean }
+  | { kind: 'value'; value: string }
+
+export interface SubjectContext {
+  root: string
+  caseInsensitive: boolean
+  /** The tool is path-scoped (declared, or named in `dispatch.path_scoped`). */
+  pathScoped: boolean
+}
+
+/**
+ * Works out a call's rule subject from its validated arguments. Paths go through `canonicalPath`, so
+ * `src/../.env`, `./.env`, an absolute path to it and a symlink to it are all `.env`.
+ *
+ * @example
+ * subjectOf(writeFile, { path: 'src/../.env' }, { root, caseInsensitive: false, pathScoped: true })
+ * // { kind: 'paths', paths: [{ relative: '.env', absolute: `${root}/.env`, access: 'write' }], … }
+ */
+export function subjectOf(tool: AnyTool, args: Record<string, unknown>, context: SubjectContext): CallSubject {
+  if (context.pathScoped) return pathSubject(tool, args, context)
+  if (typeof args.command === 'string') return commandSubject(args.command)
+  const keys = Object.keys(args)
+  if (keys.length === 1 && typeof args[keys[0]!] === 'string') return { kind: 'value', value: args[keys[0]!] as string }
+  return { kind: 'value', value: canonicalJson(args) }
+}
+
+/** The strings that identify a subject (a session approval remembers these). */
+export function subjectKeys(subject: CallSubject): string[] {
+  switch (subject.kind) {
+    case 'paths':
+      return [...subject.paths.map((p) => `path:${p.absolute}`), ...subject.keys.map((k) => `key:${k.key}`), ...(subject.unresolved ? [`unresolved:${subject.unresolved}`] : [])]
+    case 'command':
+      return [`command:${subject.command}`]
+    case 'value':
+      return [`value:${subject.value}`]
+  }
+}
+
+/** A short form for prompts and the audit log: the paths, the command, or the value. */
+export function describeSubject(subject: CallSubject): string {
+  switch (subject.kind) {
+    case 'paths':
+      if (subject.unresolved) return `(paths unknown: ${subject.unresolved})`
+      return [...subject.paths.map((p) => p.relative ?? p.absolute), ...subject.keys.map((k) => `resource ${k.key}`)].join(', ')
+    case 'command':
+      return subject.command
+    case 'value':
+      return subject.value
+  }
+}
+
+function pathSubject(tool: AnyTool, args: Record<string, unknown>, context: SubjectContext): CallSubject {
+  const unresolved = (why: string): CallSubject => ({ kind: 'paths', paths: [], keys: [], unresolved: why })
+  let entries: ReturnType<NonNullable<AnyTool['scope']>>
+  try {
+    if (tool.scope) entries = tool.scope(args)
+    else if (typeof args.path === 'string' && args.path !== '') entries = [{ path: args.path, access: safeReadOnly(tool, args) ? 'read' : 'write' }]
+    else return unresolved('the call has no `path`')
+  } catch (error) {
+    return unresolved(`its scope could not be computed: ${describeThrown(error)}`)
+  }
+  if (!Array.isArray(entries) || entries.length === 0) return unresolved('the tool declared no scope for this call')
+  const root = comparablePath(context.root, context.caseInsensitive)
+  const paths: PathSubject[] = []
+  const keys: { key: string; access: Access }[] = []
+  for (const entry of entries) {
+    const access: Access = entry.access === 'read' ? 'read' : 'write'
+    if ('key' in entry) {
+      keys.push({ key: String(entry.key), access })
+      continue
+    }
+    let canonical: string
+    try {
+      canonical = canonicalPath(entry.path, context.root)
+    } catch (error) {
+      return unresolved(`a path could not be resolved: ${describeThrown(error)}`)
+    }
+    const inside = isWithin(comparablePath(canonical, context.caseInsensitive), root)
+    paths.push({ relative: inside ? relativeToRoot(canonical, context.root) : undefined, absolute: canonical.split(path.sep).join('/'), access })
+  }
+  return { kind: 'paths', paths, keys, unresolved: undefined }
+}
+
+// Shell operators that chain commands; each part must be allowed on its own.
+const CHAIN = /&&|\|\||[;|&\n]/
+// Command or process substitution and redirection: an allow rule never covers these.
+const SUBSTITUTION = /\$\(|`|<\(|>\(|>/
+
+function commandSubject(raw: string): CallSubject {
+  const command = squash(raw)
+  const segments = raw.split(CHAIN).map(squash).filter((s) => s !== '')
+  return { kind: 'command', command, segments, hasSubstitution: SUBSTITUTION.test(raw) }
+}
+
+function squash(text: string): string {
+  return text.trim().replace(/\s+/g, ' ')
+}
+
+/** `readOnly(args)` that fails safe: a throw means "not read-only". */
+export function safeReadOnly(tool: AnyTool, args: Record<string, unknown>): boolean {
+  try {
+    return tool.readOnly(args) === true
+  } catch {
+    return false
+  }
+}
+
+/** `destructive(args)` that fails safe: a throw means "destructive". */
+export function safeDestructive(tool: AnyTool, args: Record<string, unknown>): boolean {
+  try {
+    return tool.destructive(args) === true
+  } catch {
+    return true
+  }
+}
