@@ -1,10 +1,22 @@
 import { ToolhostError } from './errors.js'
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts'
 import type { Tool, ToolSpec } from './types.js'
 
 /** Tool names the model may use: letters, digits, `_`, `.`, `-`; 1 to 64 characters. */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/
 
 const no = (): boolean => false
+
+/** An object JSON Schema whose literal type `defineTool` reads to type the handler's arguments. */
+export interface ObjectSchema {
+  readonly type: 'object'
+}
+
+/**
+ * The handler's argument type for schema `S`: `FromSchema<S>` for a literal schema; a schema typed
+ * only as a record (built at run time, e.g. from an MCP server) gives `Record<string, unknown>`.
+ */
+export type ArgsOfSchema<S> = string extends keyof S ? Record<string, unknown> : S extends JSONSchema ? FromSchema<S> : Record<string, unknown>
 
 /**
  * Fills a tool spec with conservative defaults: not parallel-safe, not read-only, not destructive,
@@ -16,8 +28,14 @@ const no = (): boolean => false
  *   parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
  *   handler: async (args) => args.text,
  * }))
+ *
+ * Typed arguments: the handler's `args` type comes from the schema itself (json-schema-to-ts
+ * `FromSchema`): above, `args` is `{ text: string }` and `args.txt` is a type error. An explicit type
+ * argument (`defineTool<{ text: string }>({...})`) still works and wins.
  */
-export function defineTool<Args = Record<string, unknown>>(spec: ToolSpec<Args>): Tool<Args> {
+export function defineTool<const S extends ObjectSchema>(spec: ToolSpec<ArgsOfSchema<S>> & { parameters: S }): Tool<ArgsOfSchema<S>>
+export function defineTool<Args = Record<string, unknown>>(spec: ToolSpec<Args>): Tool<Args>
+export function defineTool<Args>(spec: ToolSpec<Args>): Tool<Args> {
   assertSpecShape(spec)
   return {
     name: spec.name,

@@ -44,6 +44,8 @@ export interface HostOptions extends ConfigSource {
   plugins?: string[]
   /** Load the plugin folders (default true). */
   loadPlugins?: boolean
+  /** Hot reload: re-import plugin files when they change (also `plugins.watch`). */
+  watch?: boolean
   registry?: ToolRegistry
   /** How the host asks a person (clarify, approvals). */
   ask?: AskHandler
@@ -359,6 +361,9 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     ]
     host.pluginReport = await loadPlugins(dirs, host.registry)
     for (const failure of host.pluginReport.failed) host.log.error(`plugin ${failure.file} failed to load: ${failure.message}`)
+    if (setup.config.plugins.watch || options.watch === true) (await import('./loader/watch-plugins.js')).watchHostPlugins(host, dirs)
   }
+  // Loaded only when configured, so hosts without MCP servers never load the MCP client.
+  if (Object.keys(setup.config.mcp_servers).length > 0) await (await import('./mcp/client.js')).connectMcpServers(host)
   return host
 }

@@ -1,8 +1,10 @@
 import { isToolhostError } from '../errors.js'
-import { createHost, type Host } from '../host.js'
+import { createHost, type Host, type HostOptions } from '../host.js'
 import { parseCliArgs, USAGE, type CliArgs } from './args.js'
 import { callCommand, doctorCommand, explainCommand, listCommand, runCommand, type Output } from './commands.js'
 import { demoCommand } from './demo.js'
+import { newPluginCommand } from './new-plugin.js'
+import { serveCommand } from './serve.js'
 import { askOnTerminal, isInteractive } from './terminal-ask.js'
 
 type Command = (host: Host, args: CliArgs, io: Output) => Promise<number>
@@ -30,6 +32,8 @@ export async function main(argv: readonly string[], io: Output = consoleOutput):
       return args.help ? 0 : 2
     }
     if (args.command === 'demo') return await demoCommand(args, io)
+    if (args.command === 'serve') return await serveCommand(args, io)
+    if (args.command === 'new-plugin') return newPluginCommand(args, io)
     const command = COMMANDS[args.command]
     if (!command) {
       io.err(`unknown command "${args.command}"\n\n${USAGE}`)
@@ -50,7 +54,7 @@ export async function main(argv: readonly string[], io: Output = consoleOutput):
 }
 
 /** The host as the CLI sets it up: config, root, extra plugin folders, a terminal to ask on. */
-export async function createHostForCli(args: CliArgs, overrides: { root?: string; config?: string } = {}): Promise<Host> {
+export async function createHostForCli(args: CliArgs, overrides: { root?: string; config?: string; options?: Partial<HostOptions> } = {}): Promise<Host> {
   const root = overrides.root ?? args.root
   const config = overrides.config ?? args.config
   return createHost({
@@ -59,5 +63,6 @@ export async function createHostForCli(args: CliArgs, overrides: { root?: string
     plugins: args.plugins,
     ...(args.mode ? { mode: args.mode as Host['mode'] } : {}),
     ...(isInteractive() ? { ask: askOnTerminal } : {}),
+    ...overrides.options,
   })
 }

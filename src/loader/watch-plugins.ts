@@ -1,0 +1,128 @@
+import { existsSync, statSync, watch, type FSWatcher } from 'node:fs'
+import path from 'node:path'
+import type { RegistryEntry, ToolRegistry } from '../registry.js'
+import type { HostServices, Logger } from '../types.js'
+import { loadPluginFile } from './load-plugins.js'
+
+/** What one reload did. */
+export type ReloadEvent =
+  | { kind: 'loaded' | 'reloaded'; file: string; tools: string[] }
+  | { kind: 'removed'; file: string; tools: string[] }
+  | { kind: 'failed'; file: string; message: string; kept: string[] }
+
+export interface WatchOptions {
+  /** Quiet time after the last change of a file before it is reloaded. Default 100 ms. */
+  debounceMs?: number
+  /** Called after each reload (the registry's onChange also fires for added and removed tools). */
+  onReload?: (event: ReloadEvent) => void
+}
+
+const PLUGIN_FILE = /\.(ts|mts|js|mjs)$/
+const NOT_PLUGIN = /(\.d\.m?ts|\.test\.[^.]+|\.spec\.[^.]+)$/
+
+/** A running watcher. */
+export interface PluginWatcher {
+  close(): void
+  /** Resolves once every reload scheduled so far has run. */
+  idle(): Promise<void>
+}
+
+/**
+ * Hot reload: watches plugin folders (recursively) and, after a change settles, re-imports the file
+ * as a fresh module: its old tools are unregistered first; if the new version fails to load, the old
+ * tools are registered again and the error is reported (the host keeps serving them). A removed
+ * file's tools are dropped; a new file is loaded. Reloads run one at a time.
+ *
+ * @example
+ * const watcher = watchPlugins(['plugins'], host.registry, { onReload: (e) => console.error(e) })
+ * host.onClose(() => watcher.close())
+ */
+export function watchPlugins(dirs: readonly string[], registry: ToolRegistry, options: WatchOptions = {}): PluginWatcher {
+  const debounceMs = options.debounceMs ?? 100
+  const timers = new Map<string, NodeJS.Timeout>()
+  const watchers: FSWatcher[] = []
+  let queue: Promise<void> = Promise.resolve()
+
+  const schedule = (file: string): void => {
+    clearTimeout(timers.get(file))
+    timers.set(file, setTimeout(() => {
+      timers.delete(file)
+      queue = queue.then(() => reloadFile(file, registry)).then((event) => {
+        if (event) options.onReload?.(event)
+      }, () => {})
+    }, debounceMs))
+  }
+
+  for (const dir of dirs) {
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) continue
+    const watcher = watch(dir, { recursive: true }, (_event, name) => {
+      if (!name) return
+      const file = path.join(dir, name.toString())
+      if (!PLUGIN_FILE.test(file) || NOT_PLUGIN.test(file) || file.split(path.sep).includes('node_modules')) return
+      schedule(file)
+    })
+    watcher.on('error', () => {})
+    watchers.push(watcher)
+  }
+
+  return {
+    close() {
+      for (const timer of timers.values()) clearTimeout(timer)
+      timers.clear()
+      for (const w of watchers) w.close()
+    },
+    async idle() {
+      await queue
+    },
+  }
+}
+
+/** Brings the registry in line with `file` as it is on disk now; undefined when nothing changed. */
+export async function reloadFile(file: string, registry: ToolRegistry): Promise<ReloadEvent | undefined> {
+  const old: RegistryEntry[] = registry.list().flatMap((t) => {
+    const entry = registry.entry(t.name)
+    return entry && entry.source === file ? [entry] : []
+  })
+  if (!existsSync(file)) {
+    if (old.length === 0) return undefined
+    return { kind: 'removed', file, tools: registry.unregisterSource(file) }
+  }
+  registry.unregisterSource(file)
+  const outcome = await loadPluginFile(file, registry, true)
+  if (outcome.ok) return { kind: old.length > 0 ? 'reloaded' : 'loaded', file, tools: outcome.tools }
+  // Keep serving the last good version.
+  const kept: string[] = []
+  for (const entry of old) {
+    if (registry.has(entry.tool.name)) continue
+    registry.register(entry.tool, { source: file })
+    kept.push(entry.tool.name)
+  }
+  return { kind: 'failed', file, message: outcome.message, kept }
+}
+
+/**
+ * Starts hot reload for a host's plugin folders: reload failures are logged (the old tools keep
+ * serving) and the watcher closes with the host. Tool changes reach MCP clients through
+ * `registry.onChange` (list_changed).
+ */
+export function watchHostPlugins(host: { log: Logger; registry: ToolRegistry; onClose(closer: () => void): void; services: HostServices }, dirs: readonly string[]): PluginWatcher {
+  const watcher = watchPlugins(dirs, host.registry, {
+    onReload: (event) => {
+      if (event.kind === 'failed') {
+        host.log.error(`plugin ${event.file} failed to reload: ${event.message}; still serving its previous tools${event.kept.length > 0 ? ` (${event.kept.join(', ')})` : ''}`)
+      } else {
+        host.log.info(`plugin ${event.file} ${event.kind}: ${event.tools.join(', ') || 'no tools'}`)
+      }
+    },
+  })
+  host.services.pluginWatcher = watcher
+  host.onClose(() => watcher.close())
+  return watcher
+}
+
+declare module '../types.js' {
+  interface HostServices {
+    /** Hot reload of the plugin folders, when on (`plugins.watch`, `serve --watch`). */
+    pluginWatcher?: PluginWatcher
+  }
+}

@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto'
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
+import type { Host } from '../host.js'
+import type { McpSessions } from './sessions.js'
+import { createMcpServer } from './server.js'
+
+/** A running Streamable HTTP endpoint (`POST/GET/DELETE /mcp`). */
+export interface HttpEndpoint {
+  url: string
+  port: number
+  close(): Promise<void>
+}
+
+const MAX_BODY_BYTES = 4 * 1024 * 1024
+
+/**
+ * Serves `host` over MCP Streamable HTTP at `http://HOST:PORT/mcp`, one MCP session per client
+ * (`mcp-session-id`), all sharing the host's scheduler. Binds to `hostname` only (127.0.0.1 unless
+ * `serve.host` says otherwise). Port 0 picks a free port.
+ *
+ * @example
+ * const endpoint = await serveHttp(host, sessions, { port: 8765, hostname: '127.0.0.1' })
+ */
+export async function serveHttp(host: Host, sessions: McpSessions, options: { port: number; hostname: string }): Promise<HttpEndpoint> {
+  const transports = new Map<string, StreamableHTTPServerTransport>()
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://localhost')
+    if (url.pathname !== '/mcp') return reply(res, 404, 'not found: the MCP endpoint is /mcp')
+    const sessionId = req.headers['mcp-session-id']
+    const existing = typeof sessionId === 'string' ? transports.get(sessionId) : undefined
+    if (req.method !== 'POST') {
+      if (!existing) return reply(res, 400, 'unknown or missing mcp-session-id')
+      return existing.handleRequest(req, res)
+    }
+    const body = await readJson(req)
+    if (body === undefined) return reply(res, 400, 'the request body is not JSON')
+    if (existing) return existing.handleRequest(req, res, body)
+    if (sessionId !== undefined || !isInitializeRequest(body)) return reply(res, 400, 'unknown or missing mcp-session-id; start with an initialize request')
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => void transports.set(id, transport),
+    })
+    const server = createMcpServer(host, sessions)
+    transport.onclose = () => {
+      if (transport.sessionId) transports.delete(transport.sessionId)
+      sessions.remove(server)
+    }
+    await server.connect(transport)
+    await transport.handleRequest(req, res, body)
+  }
+
+  const http: HttpServer = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      host.log.error(`MCP HTTP request failed: ${(error as Error).message}`)
+      if (!res.headersSent) reply(res, 500, 'internal error')
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject)
+    http.listen(options.port, options.hostname, () => resolve())
+  })
+  const { port } = http.address() as AddressInfo
+  const shownHost = options.hostname.includes(':') ? `[${options.hostname}]` : options.hostname
+  return {
+    url: `http://${shownHost}:${port}/mcp`,
+    port,
+    async close() {
+      await Promise.all([...transports.values()].map((t) => t.close().catch(() => {})))
+      http.closeAllConnections()
+      await new Promise<void>((resolve) => http.close(() => resolve()))
+    },
+  }
+}
+
+function reply(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json' })
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }))
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length
+    if (size > MAX_BODY_BYTES) return undefined
+    chunks.push(chunk as Buffer)
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'))
+  } catch {
+    return undefined
+  }
+}
