@@ -1,0 +1,65 @@
+// Shared set-up for the MCP server tests: spawn `toolhost serve` and connect the official SDK client.
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+
+export const REPO = path.resolve(import.meta.dirname, '../..')
+export const FIXTURE_CONFIG = path.join(REPO, 'test/fixtures/mcp/config.yaml')
+
+export function makeTempDir(prefix: string): { dir: string; remove: () => void } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix))
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) }
+}
+
+/** Spawns `node bin/toolhost.mjs serve …` over stdio and connects a client (with elicitation if asked). */
+export async function connectStdio(extraArgs: string[], options: { root: string; elicitation?: boolean; env?: Record<string, string> }): Promise<{ client: Client; stderr: () => string }> {
+  let stderr = ''
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [path.join(REPO, 'bin/toolhost.mjs'), 'serve', '--root', options.root, ...extraArgs],
+    cwd: REPO,
+    env: { ...(process.env as Record<string, string>), ...options.env },
+    stderr: 'pipe',
+  })
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
+  const client = new Client({ name: 'toolhost-test', version: '1.0.0' }, { capabilities: options.elicitation ? { elicitation: {} } : {} })
+  await client.connect(transport)
+  return { client, stderr: () => stderr }
+}
+
+/** Spawns `serve --http 0` and resolves with the URL it printed on stderr. */
+export async function startHttpServer(extraArgs: string[], root: string): Promise<{ url: URL; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [path.join(REPO, 'bin/toolhost.mjs'), 'serve', '--http', '0', '--root', root, ...extraArgs], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stderr = ''
+  const url = await new Promise<URL>((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8')
+      const m = /MCP Streamable HTTP at (\S+)/.exec(stderr)
+      if (m) resolve(new URL(m[1]!))
+    })
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)))
+  })
+  return {
+    url,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve()
+        child.once('exit', () => resolve())
+        child.kill('SIGTERM')
+      }),
+  }
+}
+
+/** Polls `probe` until it returns a value (a file appearing, a notification arriving). */
+export async function eventually<T>(probe: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
+  const until = Date.now() + timeoutMs
+  for (;;) {
+    const value = probe()
+    if (value !== undefined) return value
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 25))
+  }
+}

@@ -1,0 +1,59 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { FIXTURE_CONFIG, makeTempDir, startHttpServer } from './serve-helpers.js'
+
+type Text = { type: string; text: string }
+
+async function connect(url: URL): Promise<Client> {
+  const client = new Client({ name: 'toolhost-http-test', version: '1.0.0' })
+  await client.connect(new StreamableHTTPClientTransport(url))
+  return client
+}
+
+describe('toolhost serve --http (Streamable HTTP), two clients', { timeout: 60_000 }, () => {
+  const tmp = makeTempDir('toolhost-mcp-http-')
+  let server: Awaited<ReturnType<typeof startHttpServer>>
+  let first: Client
+  let second: Client
+  beforeAll(async () => {
+    server = await startHttpServer(['--config', FIXTURE_CONFIG], tmp.dir)
+    ;[first, second] = await Promise.all([connect(server.url), connect(server.url)])
+  }, 60_000)
+  afterAll(async () => {
+    await first?.close()
+    await second?.close()
+    await server?.stop()
+    tmp.remove()
+  })
+
+  test('binds to 127.0.0.1 by default and serves /mcp', () => {
+    expect(server.url.hostname).toBe('127.0.0.1')
+    expect(server.url.pathname).toBe('/mcp')
+  })
+
+  test('lists tools with annotations and answers calls, errors as isError results', async () => {
+    const { tools } = await first.listTools()
+    expect(tools.find((t) => t.name === 'peek')?.annotations?.readOnlyHint).toBe(true)
+    const ok = await first.callTool({ name: 'peek', arguments: {} })
+    expect(ok).toMatchObject({ isError: false, content: [{ type: 'text', text: 'peeked' }] })
+    const failed = await second.callTool({ name: 'always_fails', arguments: {} })
+    expect(failed.isError).toBe(true)
+    expect((failed.content as Text[])[0]!.text).toMatch(/^E_TOOL_FAILED: /)
+  })
+
+  test("two clients' calls on the same path never overlap (one scheduler; timestamps)", async () => {
+    // Timing-based, labelled: each call holds the path 300 ms.
+    const call = (client: Client) => client.callTool({ name: 'touch_path', arguments: { path: 'shared/file.txt', ms: 300 } })
+    const results = await Promise.all([call(first), call(second)])
+    const spans = results.map((r) => JSON.parse((r.content as Text[])[0]!.text) as { start: number; end: number }).sort((a, b) => a.start - b.start)
+    expect(spans[1]!.start).toBeGreaterThanOrEqual(spans[0]!.end)
+  })
+
+  test('a request to another path is refused, and a request without a session must initialise first', async () => {
+    const other = await fetch(new URL('/other', server.url))
+    expect(other.status).toBe(404)
+    const noSession = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) })
+    expect(noSession.status).toBe(400)
+  })
+})
