@@ -1,0 +1,204 @@
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
+import { main } from '../../src/cli/main.js'
+import { registry } from '../../src/registry.js'
+
+// The CLI as a user runs it: `node bin/toolhost.mjs …` in a child process, against fixture plugins,
+// a fixture config (no plugin folders of its own, no .env, permissions bypassed) and a temp root.
+// Each spawn starts tsx afresh (seconds on a busy machine), so the many small variations of exit
+// codes and messages run in-process through the same `main(argv, io)` the binary calls.
+const BIN = path.resolve('bin/toolhost.mjs')
+const CONFIG = path.resolve('test/fixtures/config/cli.yaml')
+const OK = path.resolve('test/fixtures/plugins/ok')
+const GATED = path.resolve('test/fixtures/plugins/gated')
+const BROKEN = path.resolve('test/fixtures/plugins/broken')
+const BASICS = path.resolve('plugins')
+
+interface Run {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+let root: string
+
+function toolhost(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    // An `undefined` in `env` removes the variable from the child's environment.
+    const childEnv: NodeJS.ProcessEnv = { ...process.env, TOOLHOST_WEBHOOK_URL: '', TOOLHOST_FIXTURE_TOKEN: '', ...env }
+    for (const [name, value] of Object.entries(childEnv)) if (value === undefined) delete childEnv[name]
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: path.resolve('.'),
+      env: childEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+const withFixtures = (...rest: string[]): string[] => [...rest, '--config', CONFIG, '--root', root]
+
+/** `main` in this process, with its output captured. */
+async function inProcess(argv: string[]): Promise<Run> {
+  let stdout = ''
+  let stderr = ''
+  const code = await main(argv, { out: (text) => (stdout += text + '\n'), err: (text) => (stderr += text + '\n') })
+  return { code, stdout, stderr }
+}
+
+beforeAll(() => {
+  root = mkdtempSync(path.join(os.tmpdir(), 'toolhost-cli-'))
+})
+
+// In-process runs share this process's registry: each starts from an empty one.
+beforeEach(() => registry.clear())
+
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+describe('toolhost list', () => {
+  test('--json: {tools:[{name, toolset, description, available, reason?}]}, hidden tools listed with why', async () => {
+    const run = await toolhost(withFixtures('list', '--json', '--plugins', OK, '--plugins', GATED), { TOOLHOST_FIXTURE_TOKEN: 'on' })
+    expect(run.code).toBe(0)
+    const { tools } = JSON.parse(run.stdout) as { tools: Array<Record<string, unknown>> }
+    const names = tools.map((t) => t.name)
+    expect(names).toEqual([...names].sort())
+    expect(tools.find((t) => t.name === 'greet')).toEqual({ name: 'greet', toolset: 'fixture', description: 'Greets someone by name.', available: true })
+    expect(tools.find((t) => t.name === 'gated_env')).toMatchObject({ available: true })
+    expect(tools.find((t) => t.name === 'check_throws')).toEqual({
+      name: 'check_throws',
+      toolset: 'checks',
+      description: 'Availability fixture check_throws.',
+      available: false,
+      reason: 'check threw: the service is down',
+    })
+    expect(tools.find((t) => t.name === 'check_slow')).toMatchObject({ available: false, reason: 'check took longer than 200 ms' })
+    expect(tools.find((t) => t.name === 'gated_two_vars')).toMatchObject({ available: false, reason: 'missing env vars TOOLHOST_FIXTURE_A, TOOLHOST_FIXTURE_B' })
+    for (const tool of tools) expect(Object.keys(tool).sort()).toEqual(tool.available ? ['available', 'description', 'name', 'toolset'] : ['available', 'description', 'name', 'reason', 'toolset'])
+  })
+
+  test('human output: a table with why each hidden tool is hidden', async () => {
+    const run = await toolhost(withFixtures('list', '--plugins', GATED))
+    expect(run.code).toBe(0)
+    expect(run.stdout).toMatch(/^gated_env +gated +hidden: missing env var TOOLHOST_FIXTURE_TOKEN$/m)
+    expect(run.stdout).toMatch(/^check_async_true +checks +available$/m)
+    expect(run.stdout).toMatch(/\d+ of \d+ tools available/)
+  })
+})
+
+describe('toolhost doctor', () => {
+  test('reports every failing plugin with its error, and exits 1', async () => {
+    const run = await toolhost(withFixtures('doctor', '--plugins', BROKEN))
+    expect(run.code).toBe(1)
+    expect(run.stdout).toContain(`config:        ${CONFIG}`)
+    expect(run.stdout).toMatch(/plugins: +3 loaded, 5 failed/)
+    expect(run.stdout).toMatch(/FAILED .*broken\/half\.ts: half\.ts gave up after registering one tool/)
+    expect(run.stdout).toMatch(/FAILED .*broken\/dup-b\.ts: tool "dup_tool" is registered twice/)
+    expect(run.stdout).toMatch(/FAILED .*broken\/syntax-error\.mjs: SyntaxError/)
+    expect(run.stdout).toMatch(/ok +.*broken\/a-good\.ts \(broken_first\)/)
+  })
+
+  test('all plugins fine: exit 0, hidden tools listed with why', async () => {
+    const run = await toolhost(withFixtures('doctor', '--plugins', GATED))
+    expect(run.code).toBe(0)
+    expect(run.stdout).toMatch(/hidden +check_false: check returned false/)
+  })
+})
+
+describe('toolhost call', () => {
+  test('--json: one result {id, name, ok, content}; exit 0', async () => {
+    const run = await toolhost(withFixtures('call', 'echo', '{"text":"x"}', '--json', '--plugins', BASICS))
+    expect(run.code).toBe(0)
+    expect(JSON.parse(run.stdout)).toEqual({ id: 'call_1', name: 'echo', ok: true, content: 'x' })
+  })
+
+  test('human output: the content on stdout', async () => {
+    const run = await toolhost(withFixtures('call', 'greet', '{"name":"Ada"}', '--plugins', OK))
+    expect(run).toMatchObject({ code: 0, stdout: 'hello Ada\n' })
+  })
+
+  test.each([
+    { args: ['greet', '{"name":1}'], code: 'E_ARGS_INVALID' },
+    { args: ['greet', 'not json'], code: 'E_ARGS_INVALID' },
+    { args: ['gret', '{}'], code: 'E_TOOL_UNKNOWN' },
+    { args: ['check_false'], code: 'E_TOOL_UNAVAILABLE' },
+  ])('a failing call ($code) exits 1 with the error in the result (in-process)', async ({ args, code }) => {
+    const run = await inProcess(withFixtures('call', ...args, '--json', '--plugins', OK, '--plugins', GATED))
+    expect(run.code).toBe(1)
+    const result = JSON.parse(run.stdout) as { ok: boolean; error: { code: string; message: string } }
+    expect(result).toMatchObject({ ok: false, error: { code } })
+    expect(result.error.message.length).toBeGreaterThan(10)
+  })
+
+  test('without --json a failure goes to stderr', async () => {
+    const run = await toolhost(withFixtures('call', 'gret', '{}', '--plugins', OK))
+    expect(run.code).toBe(1)
+    expect(run.stdout).toBe('')
+    expect(run.stderr).toContain('error E_TOOL_UNKNOWN: there is no tool named "gret". Did you mean "greet"?')
+  })
+})
+
+describe('usage and configuration errors exit 2', () => {
+  test.each([
+    { why: 'an unknown option', args: ['list', '--frobnicate'], stderr: /E_USAGE: Unknown option '--frobnicate'/ },
+    { why: 'an invalid config', args: ['list', '--config', 'test/fixtures/config/bad-enum.yaml'], stderr: /E_CONFIG_INVALID: .*bad-enum\.yaml: key `dispatch\.mode`/ },
+  ])('$why (spawned)', async ({ args, stderr }) => {
+    const run = await toolhost(args)
+    expect(run.code).toBe(2)
+    expect(run.stderr).toMatch(stderr)
+  })
+
+  test.each([
+    { why: 'an unknown option', args: ['list', '--frobnicate'], stderr: /E_USAGE: Unknown option '--frobnicate'/ },
+    { why: 'an unknown command', args: ['frobnicate'], stderr: /unknown command "frobnicate"/ },
+    { why: 'call without a name', args: ['call'], stderr: /E_USAGE: call needs a tool name/ },
+    { why: 'a bad --mode', args: ['list', '--mode', 'fast'], stderr: /E_USAGE: --mode must be one of graph, partition, batch, serial; got "fast"/ },
+    { why: 'a missing --config file', args: ['list', '--config', 'test/fixtures/config/nope.yaml'], stderr: /E_CONFIG_INVALID: .*nope\.yaml: config file not found/ },
+    { why: 'an invalid config', args: ['list', '--config', 'test/fixtures/config/bad-enum.yaml'], stderr: /E_CONFIG_INVALID: .*bad-enum\.yaml: key `dispatch\.mode`/ },
+    { why: 'a missing --root', args: ['list', '--config', CONFIG, '--root', 'no/such/folder'], stderr: /E_CONFIG_INVALID: --root: the workspace root/ },
+  ])('$why (in-process)', async ({ args, stderr }) => {
+    const run = await inProcess(args)
+    expect(run.code).toBe(2)
+    expect(run.stderr).toMatch(stderr)
+  })
+
+  test('TOOLHOST_MAX_WORKERS with a bad value (in-process)', async () => {
+    process.env.TOOLHOST_MAX_WORKERS = 'many'
+    try {
+      const run = await inProcess(withFixtures('list'))
+      expect(run.code).toBe(2)
+      expect(run.stderr).toContain('TOOLHOST_MAX_WORKERS must be an integer from 1 to 1024, got "many"')
+    } finally {
+      delete process.env.TOOLHOST_MAX_WORKERS
+    }
+  })
+
+  test('--help prints the usage and exits 0; no command prints it and exits 2 (in-process)', async () => {
+    const help = await inProcess(['--help'])
+    expect(help.code).toBe(0)
+    expect(help.stdout).toContain('toolhost call NAME [JSON] [--json]')
+    expect((await inProcess([])).code).toBe(2)
+  })
+})
+
+test('a .env file in the root is loaded: the gated tool shows; the real environment wins over it', async () => {
+  const envRoot = mkdtempSync(path.join(os.tmpdir(), 'toolhost-cli-env-'))
+  const config = path.join(envRoot, 'config.yaml')
+  try {
+    writeFileSync(path.join(envRoot, '.env'), 'TOOLHOST_FIXTURE_TOKEN=from-dotenv\n')
+    writeFileSync(config, 'plugins:\n  dirs: []\npermissions:\n  mode: bypass\n')
+    const fromFile = await toolhost(['call', 'gated_env', '--config', config, '--plugins', GATED], { TOOLHOST_FIXTURE_TOKEN: undefined })
+    expect(fromFile).toMatchObject({ code: 0, stdout: 'token=from-dotenv\n' })
+    const fromEnv = await toolhost(['call', 'gated_env', '--config', config, '--plugins', GATED], { TOOLHOST_FIXTURE_TOKEN: 'from-env' })
+    expect(fromEnv).toMatchObject({ code: 0, stdout: 'token=from-env\n' })
+  } finally {
+    rmSync(envRoot, { recursive: true, force: true })
+  }
+})
