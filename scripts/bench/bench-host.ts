@@ -2,7 +2,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { createHost, ToolRegistry, type Host, type HostOptions } from '../../src/index.js'
+import { createHost, type Host, type HostOptions } from '../../src/host.js'
+import { ToolRegistry } from '../../src/registry.js'
 
 export interface BenchHost {
   host: Host

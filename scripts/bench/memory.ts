@@ -1,5 +1,130 @@
+/**
+ * Benchmark 4 — memory: peak RSS of a fresh process running calls whose results are 1 MB each (the
+ * whole text saved under results_dir, a preview returned), and while a background process prints
+ * 1 GB through the process registry. Each measurement runs in its own child process, so its peak
+ * RSS is its own.
+ */
+import { spawnSync } from 'node:child_process'
+import { statSync, unlinkSync } from 'node:fs'
+import path from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
+import { defineTool } from '../../src/define-tool.js'
+import { createBenchHost } from './bench-host.js'
 import type { BenchOptions } from './options.js'
-import type { Table } from './table.js'
-export async function runMemory(_options: BenchOptions): Promise<{ tables: Table[]; targets: string[] }> {
-  return { tables: [], targets: [] }
+import { fmt, type Table } from './table.js'
+
+const SELF = fileURLToPath(import.meta.url)
+const REPO = path.resolve(path.dirname(SELF), '../..')
+const MB = 2 ** 20
+const LINE = `${'x'.repeat(63)}\n`
+
+interface ChildReport {
+  calls: number
+  baselineRss: number
+  peakRss: number
+  seconds: number
+  savedBytes: number
+  problems: string[]
+}
+
+/** Samples RSS often; the peak is the larger of the samples and the kernel's max RSS. */
+function rssSampler(): { stop(): number } {
+  let peak = process.memoryUsage.rss()
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss())
+  }, 10)
+  return {
+    stop() {
+      clearInterval(timer)
+      return Math.max(peak, process.memoryUsage.rss(), process.resourceUsage().maxRSS * 1024)
+    },
+  }
+}
+
+/** In the child: `calls` calls of 1 MB results, in batches of 100; saved files are checked, then removed. */
+async function bigResultsChild(calls: number): Promise<ChildReport> {
+  const bench = await createBenchHost({})
+  bench.registry.register(
+    defineTool<{ n: number }>({
+      name: 'big',
+      description: 'Returns 1 MB of text (benchmark).',
+      parameters: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false },
+      parallelSafe: true,
+      handler: async (args) => `${args.n}\n${LINE.repeat(MB / LINE.length - 1)}${'y'.repeat(62 - String(args.n).length)}\n`,
+    }),
+  )
+  global.gc?.()
+  const baselineRss = process.memoryUsage.rss()
+  const sampler = rssSampler()
+  const problems: string[] = []
+  let savedBytes = 0
+  const t0 = performance.now()
+  for (let start = 0; start < calls; start += 100) {
+    const batch = Array.from({ length: Math.min(100, calls - start) }, (_, i) => ({ id: `m${start + i}`, name: 'big', arguments: `{"n":${start + i}}` }))
+    const results = await bench.host.run(batch)
+    for (const r of results) {
+      if (!r.ok || !r.truncated || !r.savedTo || r.content.length > bench.host.config.limits.max_result_chars) {
+        if (problems.length < 5) problems.push(`${r.id}: ok=${r.ok} truncated=${r.truncated} savedTo=${r.savedTo} content=${r.content.length} chars`)
+        continue
+      }
+      const size = statSync(r.savedTo).size
+      if (size !== MB && problems.length < 5) problems.push(`${r.id}: saved ${size} bytes, expected ${MB}`)
+      savedBytes += size
+      // Disk stays bounded: each saved file is checked, then removed.
+      unlinkSync(r.savedTo)
+    }
+  }
+  const seconds = (performance.now() - t0) / 1000
+  const peakRss = sampler.stop()
+  await bench.dispose()
+  return { calls, baselineRss, peakRss, seconds, savedBytes, problems }
+}
+
+function runChild(kind: string, count: number): ChildReport {
+  const child = spawnSync(process.execPath, ['bin/run-ts.mjs', SELF, '--memory-child', kind, String(count)], { cwd: REPO, encoding: 'utf8', maxBuffer: 16 * MB })
+  if (child.status !== 0) throw new Error(`memory benchmark child (${kind}) exited ${child.status}: ${child.stderr.slice(0, 800)}`)
+  const line = child.stdout.trim().split('\n').pop() ?? ''
+  return JSON.parse(line) as ChildReport
+}
+
+/** Runs benchmark 4 and returns its table. */
+export async function runMemory(options: BenchOptions): Promise<{ tables: Table[]; targets: string[] }> {
+  const big = runChild('big-results', options.memoryCalls)
+  const rows: (string | number)[][] = [
+    [
+      `${big.calls.toLocaleString('en-US')} calls, 1 MB result each`,
+      fmt(big.baselineRss / MB, 0),
+      fmt(big.peakRss / MB, 0),
+      fmt((big.peakRss - big.baselineRss) / MB, 0),
+      `${fmt(big.savedBytes / MB / big.seconds, 0)} MB/s saved (${fmt(big.seconds, 1)} s)`,
+      big.problems.length === 0 ? 'all saved, previews within limit' : big.problems.join('; '),
+    ],
+  ]
+  rows.push(backgroundRow())
+  return {
+    tables: [
+      {
+        title: '4. Memory — peak RSS of a fresh process',
+        headers: ['workload', 'RSS before (MB)', 'peak RSS (MB)', 'peak − before (MB)', 'throughput', 'checks'],
+        rows,
+        notes: [
+          'results over limits.max_result_chars (100,000) are cut to a preview and written whole to results_dir under a temp workspace; each saved file is checked (1 MiB) and then deleted so the disk stays bounded',
+          'peak RSS = max of 10 ms samples of process.memoryUsage.rss() and the kernel max RSS of the child',
+        ],
+      },
+    ],
+    targets: [],
+  }
+}
+
+function backgroundRow(): (string | number)[] {
+  return ['background process printing 1 GB', '—', '—', '—', '—', 'not measured: process registry not built yet']
+}
+
+if (process.argv.includes('--memory-child')) {
+  const [kind, count] = process.argv.slice(process.argv.indexOf('--memory-child') + 1)
+  const report = kind === 'big-results' ? await bigResultsChild(Number(count)) : undefined
+  if (!report) throw new Error(`unknown memory child ${kind}`)
+  process.stdout.write(`${JSON.stringify(report)}\n`)
 }

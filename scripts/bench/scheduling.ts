@@ -3,7 +3,8 @@
  * makespan against its lower bound, on a virtual clock (exact) and on the real clock (overhead shows).
  */
 import { performance } from 'node:perf_hooks'
-import type { DispatchMode, ToolResult } from '../../src/index.js'
+import type { DispatchMode } from '../../src/config/types.js'
+import type { ToolResult } from '../../src/types.js'
 import { createRandom, generateBatch, lowerBound, registerAgentTools, type GeneratedCall, type LowerBound } from './agent-batches.js'
 import { createBenchHost, type BenchHost } from './bench-host.js'
 import type { BenchOptions } from './options.js'
