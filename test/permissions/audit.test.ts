@@ -1,0 +1,111 @@
+import { readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { registry, type AuditEntry } from '../../src/index.js'
+import { AuditLog } from '../../src/permissions/audit.js'
+import { makeRoot, permissionHost, recordingApprover, registerFixtureTools } from '../fixtures/permissions/tools.js'
+
+function readLines(file: string): AuditEntry[] {
+  return readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as AuditEntry)
+}
+
+describe('the audit log', () => {
+  let root: string
+  let cleanup: () => void
+  beforeEach(() => {
+    ;({ root, cleanup } = makeRoot())
+    registerFixtureTools()
+  })
+  afterEach(() => {
+    registry.clear()
+    cleanup()
+  })
+
+  test('every decision is one JSON line: call id, tool, canonical arguments, decision, who decided, when', async () => {
+    const person = recordingApprover((r) => (r.callId === 'asked-no' ? { decision: 'deny', message: 'not today', by: 'test' } : { decision: 'allow-once', by: 'test' }))
+    const host = await permissionHost(root, { mode: 'ask', allow: ['terminal(git status*)'], deny: ['read_note(**/*.pem)'] }, { approve: person.approve })
+    const before = Date.now()
+    await host.run([
+      { id: 'read', name: 'read_note', arguments: { path: 'src/../a.txt' } },
+      { id: 'rule-allow', name: 'terminal', arguments: '{"command":"git status"}' },
+      { id: 'rule-deny', name: 'read_note', arguments: { path: 'k/server.pem' } },
+      { id: 'asked-yes', name: 'lookup', arguments: { q: 'x', n: 1 } },
+      { id: 'asked-no', name: 'write_note', arguments: { path: 'b.txt', content: 'hi' } },
+    ])
+    await host.close()
+    const lines = readLines(path.join(root, '.toolhost', 'audit.jsonl'))
+    const brief = lines.map((l) => [l.callId, l.tool, l.decision, l.by, l.rule ?? null])
+    expect(brief).toEqual([
+      ['read', 'read_note', 'allow', 'mode', null],
+      ['rule-allow', 'terminal', 'allow', 'rule', 'permissions.allow[0] terminal(git status*)'],
+      ['rule-deny', 'read_note', 'deny', 'rule', 'permissions.deny[0] read_note(**/*.pem)'],
+      ['asked-yes', 'lookup', 'ask', 'mode', null],
+      ['asked-no', 'write_note', 'ask', 'mode', null],
+      ['asked-yes', 'lookup', 'allow-once', 'person', null],
+      ['asked-no', 'write_note', 'deny', 'person', null],
+    ])
+    const byId = (id: string, decision: string) => lines.find((l) => l.callId === id && l.decision === decision)!
+    expect(byId('read', 'allow')).toMatchObject({ args: { path: 'src/../a.txt' }, subject: 'a.txt', mode: 'ask' })
+    expect(JSON.stringify(byId('asked-yes', 'ask').args)).toBe('{"n":1,"q":"x"}') // keys sorted
+    expect(byId('asked-yes', 'allow-once').answeredBy).toBe('test')
+    expect(byId('asked-no', 'deny').reason).toContain('not today')
+    for (const line of lines) {
+      expect(Date.parse(line.time)).toBeGreaterThanOrEqual(before - 1000)
+      expect(line.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+      expect(line.reason.length).toBeGreaterThan(0)
+    }
+  })
+
+  test('a denial for want of someone to ask is logged with why', async () => {
+    const host = await permissionHost(root, { mode: 'ask', audit_log: 'logs/perm.jsonl' })
+    await host.run([{ id: 'w', name: 'write_note', arguments: { path: 'b.txt' } }])
+    await host.close()
+    const lines = readLines(path.join(root, 'logs', 'perm.jsonl'))
+    expect(lines.map((l) => [l.decision, l.by])).toEqual([
+      ['ask', 'mode'],
+      ['deny', 'no-approver'],
+    ])
+    expect(lines[1]!.reason).toContain('no one to ask')
+  })
+
+  test('long strings are cut so a big file write does not copy itself into the log', async () => {
+    const host = await permissionHost(root, { mode: 'bypass' })
+    await host.run([{ id: 'w', name: 'write_note', arguments: { path: 'b.txt', content: 'x'.repeat(10_000) } }])
+    await host.close()
+    const [line] = readLines(path.join(root, '.toolhost', 'audit.jsonl'))
+    const content = (line!.args as { content: string }).content
+    expect(content.length).toBeLessThan(2100)
+    expect(content).toContain('…[+8000 chars]')
+  })
+
+  test('lines are appended across hosts, in order', async () => {
+    for (const id of ['first', 'second']) {
+      const host = await permissionHost(root, { mode: 'bypass' })
+      await host.run([{ id, name: 'read_note', arguments: { path: 'a' } }])
+      await host.close()
+    }
+    expect(readLines(path.join(root, '.toolhost', 'audit.jsonl')).map((l) => l.callId)).toEqual(['first', 'second'])
+  })
+
+  test('record only buffers; the write happens after, and a failed write is reported once and never throws', async () => {
+    const blocker = path.join(root, 'not-a-dir')
+    writeFileSync(blocker, '')
+    const errors: string[] = []
+    const audit = new AuditLog(path.join(blocker, 'audit.jsonl'), { onError: (e) => errors.push(e.message) })
+    const entry: AuditEntry = { time: new Date().toISOString(), callId: 'c', tool: 't', args: {}, subject: '', decision: 'allow', by: 'mode', mode: 'ask', reason: 'r' }
+    audit.record(entry)
+    audit.record(entry)
+    await audit.flush()
+    audit.record(entry)
+    await audit.flush()
+    expect(errors).toHaveLength(1)
+    expect(errors[0]).toMatch(/could not be written/)
+
+    mkdirSync(path.join(root, 'ok'))
+    const good = new AuditLog(path.join(root, 'ok', 'audit.jsonl'), { onError: (e) => errors.push(e.message) })
+    good.record(entry)
+    expect(existsSync(good.file)).toBe(false) // not written synchronously
+    await good.flush()
+    expect(readLines(good.file)).toEqual([entry])
+  })
+})
