@@ -14,7 +14,9 @@ import { isCaseInsensitiveFs } from './paths.js'
 import { registry as processRegistry, type ToolRegistry } from './registry.js'
 import { resolveSetup, underRoot, type ConfigSource } from './host-setup.js'
 import type { AnyTool, AskHandler, HostServices, Logger, OpenAIToolDefinition, SessionState, ToolCall, ToolContext, ToolError, ToolResult } from './types.js'
-import type { DispatchMode } from './config/types.js'
+import type { DispatchMode, PermissionMode } from './config/types.js'
+import type { ApproveHandler } from './permissions/approvals.js'
+import { PermissionGate } from './permissions/permission-gate.js'
 import { toCalls } from './adapters/parse-batch.js'
 import type { ModelFormat } from './adapters/format.js'
 import { renderDefinitions, renderResults, type DefinitionsOf, type MessagesOf } from './adapters/render.js'
@@ -49,6 +51,11 @@ export interface HostOptions extends ConfigSource {
   registry?: ToolRegistry
   /** How the host asks a person (clarify, approvals). */
   ask?: AskHandler
+  /** Who approves calls the permission system asks about; without one they are denied (E_DENIED). */
+  approve?: ApproveHandler
+  /** Permission mode override (CLI `--permission-mode`); wins over `permissions.mode`. */
+  permissionMode?: PermissionMode
+  /** Replaces the permission system (default: a `PermissionGate` built from `permissions.*`). */
   authoriser?: Authoriser
   /** Mode override (CLI `--mode`). */
   mode?: DispatchMode
@@ -73,12 +80,6 @@ export interface PlannedCall {
   error?: ToolError
   footprint?: Footprint
   waitsFor: Wait[]
-}
-
-const allowAll: Authoriser = {
-  async authorise(items) {
-    return items.map((item) => ({ run: true as const, args: item.args }))
-  },
 }
 
 /**
@@ -113,7 +114,7 @@ export class Host {
   #admission: Promise<unknown> = Promise.resolve()
 
   constructor(setup: { config: ToolhostConfig; file: string | undefined; root: string; maxWorkers: number }, options: HostOptions) {
-    this.config = setup.config
+    this.config = options.permissionMode === undefined ? setup.config : { ...setup.config, permissions: { ...setup.config.permissions, mode: options.permissionMode } }
     this.configFile = setup.file
     this.root = setup.root
     this.maxWorkers = setup.maxWorkers
@@ -122,7 +123,13 @@ export class Host {
     this.log = options.log ?? createLogger()
     this.ask = options.ask
     this.mode = options.mode ?? setup.config.dispatch.mode
-    this.authoriser = options.authoriser ?? allowAll
+    if (options.authoriser) {
+      this.authoriser = options.authoriser
+    } else {
+      const gate = new PermissionGate({ config: this.config, configFile: setup.file, root: setup.root, approve: options.approve, log: this.log })
+      this.authoriser = gate
+      this.onClose(() => gate.close())
+    }
     this.session = { cwd: setup.root, values: new Map() }
     this.#sets = behaviourSets(setup.config)
     this.#caseInsensitive = isCaseInsensitiveFs(setup.root)

@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url'
 import type { CliArgs } from './args.js'
 import { listCommand, runCommand, type Output } from './commands.js'
 import { createHostForCli } from './main.js'
+import { approveEverything } from '../permissions/approvals.js'
+import { PERMISSION_MODES } from '../permissions/modes.js'
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url))
 
@@ -15,8 +17,12 @@ const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url))
 export async function demoCommand(args: CliArgs, io: Output): Promise<number> {
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'toolhost-demo-'))
   cpSync(path.join(EXAMPLES, 'workspace'), scratch, { recursive: true })
-  const host = await createHostForCli(args, { root: scratch })
+  // The demo never stops to ask (CI runs it without a terminal): accept-edits lets its file edits
+  // run, and a call that would ask is answered E_DENIED, unless --permission-mode or --yes says otherwise.
+  const permissionMode = (args.permissionMode ?? 'accept-edits') as keyof typeof PERMISSION_MODES
+  const host = await createHostForCli(args, { root: scratch, options: { permissionMode, approve: args.yes ? approveEverything : undefined } })
   try {
+    io.out(`permission mode: ${permissionMode} (${PERMISSION_MODES[permissionMode]})${args.yes ? '; --yes approves every call that asks' : '; a call that would ask is denied with E_DENIED (no one is asked in the demo)'}\n`)
     io.out('== toolhost list ==')
     await listCommand(host, { ...args, json: false }, io)
     const batch = path.join(EXAMPLES, 'demo-batch.json')

@@ -6,6 +6,7 @@ import { demoCommand } from './demo.js'
 import { newPluginCommand } from './new-plugin.js'
 import { serveCommand } from './serve.js'
 import { askOnTerminal, isInteractive } from './terminal-ask.js'
+import { cliPermissionOptions } from './terminal-approve.js'
 
 type Command = (host: Host, args: CliArgs, io: Output) => Promise<number>
 
@@ -63,6 +64,7 @@ export async function createHostForCli(args: CliArgs, overrides: { root?: string
     plugins: args.plugins,
     ...(args.mode ? { mode: args.mode as Host['mode'] } : {}),
     ...(isInteractive() ? { ask: askOnTerminal } : {}),
+    ...cliPermissionOptions(args),
     ...overrides.options,
   })
 }
