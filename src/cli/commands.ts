@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { parseBatch } from '../adapters/parse-batch.js'
 import type { Wait } from '../dispatch/scheduler.js'
 import { ToolhostError } from '../errors.js'
 import type { Host } from '../host.js'
+import { underRoot } from '../host-setup.js'
 import type { ToolResult } from '../types.js'
 import type { CliArgs } from './args.js'
 import { renderTimeline } from './timeline.js'
@@ -39,12 +40,14 @@ export async function doctorCommand(host: Host, _args: CliArgs, io: Output): Pro
   const c = host.config
   io.out(`config:        ${host.configFile ?? '(none found; defaults)'}`)
   io.out(`root:          ${host.root}`)
-  io.out(`env file:      ${c.env_file === '' ? '(disabled)' : c.env_file}`)
+  const envFile = c.env_file === '' ? undefined : underRoot(host.root, c.env_file)
+  io.out(`env file:      ${envFile === undefined ? '(disabled)' : `${envFile}${existsSync(envFile) ? '' : ' (not found)'}`}`)
   io.out(`mode:          ${host.mode}, max_workers ${host.maxWorkers}, timeout ${c.dispatch.timeout_ms} ms`)
   io.out(`permissions:   ${c.permissions.mode}`)
   io.out(`plugins:       ${host.pluginReport.loaded.length} loaded, ${host.pluginReport.failed.length} failed`)
   for (const file of host.pluginReport.loaded) io.out(`  ok      ${file} (${(host.pluginReport.toolsByFile.get(file) ?? []).join(', ') || 'no tools'})`)
   for (const f of host.pluginReport.failed) io.out(`  FAILED  ${f.file}: ${f.message}`)
+  for (const dir of host.pluginReport.missingDirs ?? []) io.out(`  missing folder ${dir}`)
   const hidden = (await host.registry.explainAvailability({}, { checkTimeoutMs: c.availability.check_timeout_ms, env: host.env, canAsk: host.ask !== undefined })).filter((a) => !a.available)
   io.out(`tools:         ${host.registry.list().length} registered, ${hidden.length} hidden`)
   for (const h of hidden) io.out(`  hidden  ${h.name}: ${h.reason}`)

@@ -22,6 +22,8 @@ export interface PluginLoadReport {
   failed: PluginLoadError[]
   /** Which tools each file registered. */
   toolsByFile: Map<string, string[]>
+  /** Plugin folders that do not exist (not an error: `toolhost doctor` shows them). */
+  missingDirs?: string[]
 }
 
 /**
@@ -60,7 +62,7 @@ export async function discoverPlugins(dirs: readonly string[]): Promise<string[]
  * for (const f of report.failed) console.error(`${f.file}: ${f.message}`)
  */
 export async function loadPlugins(dirs: readonly string[], registry: ToolRegistry): Promise<PluginLoadReport> {
-  const report: PluginLoadReport = { loaded: [], failed: [], toolsByFile: new Map() }
+  const report: PluginLoadReport = { loaded: [], failed: [], toolsByFile: new Map(), missingDirs: dirs.filter((d) => !existsSync(d) || !statSync(d).isDirectory()) }
   for (const file of await discoverPlugins(dirs)) {
     const outcome = await loadPluginFile(file, registry)
     if (outcome.ok) {

@@ -105,6 +105,15 @@ describe('toolhost doctor', () => {
     expect(run.stdout).toMatch(/ok +.*broken\/a-good\.ts \(broken_first\)/)
   })
 
+  test('shows the env file and plugin folders that do not exist (in-process)', async () => {
+    const run = await inProcess(withFixtures('doctor', '--plugins', OK, '--plugins', 'no/such/folder'))
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain('env file:      (disabled)')
+    expect(run.stdout).toContain(`root:          ${root}`)
+    expect(run.stdout).toContain(`missing folder ${path.resolve('no/such/folder')}`)
+    expect(run.stdout).toMatch(/ok +.*fixtures\/plugins\/ok\/greet\.ts \(greet\)/)
+  })
+
   test('all plugins fine: exit 0, hidden tools listed with why', async () => {
     const run = await toolhost(withFixtures('doctor', '--plugins', GATED))
     expect(run.code).toBe(0)

@@ -55,6 +55,12 @@ describe('loadPlugins', () => {
     expect(registry.list().map((t) => t.name)).toEqual(['order_a', 'order_b', 'order_c', 'order_d', 'order_e', 'order_z'])
   })
 
+  test('a plugin folder that does not exist is no error; the report lists it', async () => {
+    const report = await loadPlugins([at('ok'), at('no-such-folder')], registry)
+    expect(report.failed).toEqual([])
+    expect(report.missingDirs).toEqual([at('no-such-folder')])
+  })
+
   test('a file whose tools were cleared is imported again, fresh', async () => {
     await loadPlugins([at('order')], registry)
     registry.clear()
