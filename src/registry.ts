@@ -42,6 +42,7 @@ export class ToolRegistry {
   #sorted: RegistryEntry[] | undefined
   #loadingFrom: string | undefined
   #version = 0
+  #unconditional: { version: number; definitions: OpenAIToolDefinition[] | undefined } | undefined
 
   /** Bumps on every register/unregister; lets callers cache what they derive. */
   get version(): number {
@@ -150,7 +151,17 @@ export class ToolRegistry {
    * those named or in the given toolsets. Each distinct `check` runs once per call.
    */
   async getDefinitions(query: DefinitionQuery | readonly string[] = {}, options: AvailabilityOptions = {}): Promise<OpenAIToolDefinition[]> {
-    const entries = this.#select(Array.isArray(query) ? { names: query } : (query as DefinitionQuery))
+    const selection: DefinitionQuery = Array.isArray(query) ? { names: query } : (query as DefinitionQuery)
+    // No tool has a check or needs an env var: every tool is available, and that holds until the
+    // registry changes. Serve the whole list from a cache (a copy, so callers may change it).
+    if (!selection.names && !selection.toolsets) {
+      if (this.#unconditional?.version !== this.#version) {
+        const all = this.#sortedEntries()
+        this.#unconditional = { version: this.#version, definitions: all.every((e) => !e.tool.check && e.tool.requiresEnv.length === 0) ? all.map((e) => e.definition) : undefined }
+      }
+      if (this.#unconditional.definitions) return this.#unconditional.definitions.slice()
+    }
+    const entries = this.#select(selection)
     const available = await this.#availability(entries, options)
     const out: OpenAIToolDefinition[] = []
     for (let i = 0; i < entries.length; i++) if (available[i]!.available) out.push(entries[i]!.definition)
