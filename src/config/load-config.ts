@@ -42,7 +42,7 @@ export function parseConfigText(text: string, source: string): ToolhostConfig {
     const what = first.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')
     throw new ToolhostError(
       'E_CONFIG_INVALID',
-      `${source}${line ? `:${line.line}:${line.col}` : ''}: not valid YAML${line ? ` (line ${line.line}, column ${line.col})` : ''}: ${what}`,
+      `${source}${line ? `:${line.line}:${line.col}` : ''}: not valid YAML: ${what}`,
     )
   }
   const raw: unknown = doc.toJS() ?? {}

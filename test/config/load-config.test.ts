@@ -27,7 +27,7 @@ describe('config files that stop start-up, naming the file and the key path', ()
     { file: 'unknown-nested.yaml', message: /unknown-nested\.yaml: unknown key `dispatch\.max_wrokers` \(accepted here: mode, max_workers, timeout_ms, .*\)/ },
     { file: 'wrong-type.yaml', message: /wrong-type\.yaml: key `dispatch\.max_workers`: must be integer, got string/ },
     { file: 'bad-enum.yaml', message: /bad-enum\.yaml: key `dispatch\.mode`: must be one of "graph", "partition", "batch", "serial"/ },
-    { file: 'invalid-yaml.yaml', message: /invalid-yaml\.yaml:3:\d+: not valid YAML \(line 3, column \d+\): / },
+    { file: 'invalid-yaml.yaml', message: /invalid-yaml\.yaml:3:1: not valid YAML: All mapping items must start at the same column$/ },
     { file: 'missing.yaml', message: /missing\.yaml: config file not found/ },
   ])('$file', ({ file, message }) => {
     expect(configError(() => loadConfig({ file: fixture(file), explicit: true }))).toMatch(message)
@@ -48,8 +48,8 @@ describe('config files that stop start-up, naming the file and the key path', ()
     { yaml: 'limits:\n  max_result_chars: 10', message: /key `limits\.max_result_chars`: must be >= 100, got 10/ },
     { yaml: 'dispatch: 5', message: /key `dispatch`: must be object, got integer/ },
     { yaml: '- a\n- b', message: /the top level must be a mapping of sections/ },
-    { yaml: 'a: 1\na: 2', message: /:2:1: not valid YAML \(line 2, column 1\): Map keys must be unique/ },
-    { yaml: 'dispatch:\n  mode: [graph', message: /not valid YAML \(line \d+, column \d+\)/ },
+    { yaml: 'a: 1\na: 2', message: /^my-config\.yaml:2:1: not valid YAML: Map keys must be unique$/ },
+    { yaml: 'dispatch:\n  mode: [graph', message: /^my-config\.yaml:\d+:\d+: not valid YAML: / },
     { yaml: 'dispatch:\n  mode: fastest\n  max_workers: -2\nextra: 1', message: /unknown key `extra`.*; .*dispatch\.mode.*; .*dispatch\.max_workers/ },
   ])('$yaml', ({ yaml, message }) => {
     expect(configError(() => parseConfigText(yaml, 'my-config.yaml'))).toMatch(new RegExp(`^my-config\\.yaml[:]`))
