@@ -328,6 +328,7 @@ export class Host {
     }
     const content = toContent(tool.name, outcome.outcome.value)
     if (!content.ok) return { id: call.id, name: call.name, ok: false, content: content.error.message, error: content.error, ...timing }
+    if (limit === false || content.content.length <= limit) return { id: call.id, name: call.name, ok: true, content: content.content, ...timing }
     try {
       const limited = await limitContent(content.content, limit, underRoot(this.root, this.config.limits.results_dir), call.id)
       return { id: call.id, name: call.name, ok: true, ...limited, ...timing }
