@@ -17,8 +17,18 @@ export function createAjv(): Ajv {
     strictTypes: 'log',
     strictTuples: 'log',
     logger: false,
+    // The standard format names are accepted as annotations (not checked: no format library is
+    // bundled), so a schema written for any JSON Schema tool compiles; a misspelt format still fails.
+    formats: Object.fromEntries(ANNOTATION_FORMATS.map((name) => [name, true as const])),
   })
 }
+
+/** Format names of JSON Schema (draft 7 and 2020-12); accepted, not validated. */
+export const ANNOTATION_FORMATS = [
+  'date-time', 'date', 'time', 'duration', 'email', 'idn-email', 'hostname', 'idn-hostname', 'ipv4', 'ipv6',
+  'uri', 'uri-reference', 'iri', 'iri-reference', 'uuid', 'uri-template', 'json-pointer',
+  'relative-json-pointer', 'regex',
+] as const
 
 export type { ValidateFunction }
 

@@ -66,6 +66,12 @@ describe('createAjv', () => {
     expect(() => createAjv().compile(bad)).toThrow()
   })
 
+  test.each(['date-time', 'uri', 'email', 'uuid'])('the standard format %j compiles, as an annotation (not checked)', (format) => {
+    const v = createAjv().compile({ type: 'object', properties: { a: { type: 'string', format } } })
+    expect(v({ a: 'anything at all' })).toBe(true)
+    expect(v({ a: 5 })).toBe(false)
+  })
+
   test('never changes the input: no coercion, no defaults, no removal of extra fields', () => {
     const v = createAjv().compile({
       type: 'object',
