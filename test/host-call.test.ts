@@ -99,6 +99,12 @@ describe('resolve: name → tool', () => {
     expect(result.error!.message).toContain(hint)
   })
 
+  test('a tool hidden right now is not suggested (calling it would only fail again)', async () => {
+    expect((await call('check_fals', '{}')).error).toEqual({ code: 'E_TOOL_UNKNOWN', message: 'there is no tool named "check_fals". Call one of the tools you were given.' })
+    expect((await call('check_async_tru', '{}')).error!.message).toBe('there is no tool named "check_async_tru". Did you mean "check_async_true" or "check_sync_true"?')
+    expect(countOf('ran:check_false')).toBe(0)
+  })
+
   test('unknown is decided before the arguments are validated, after they are parsed', async () => {
     expect((await call('typd', 'not json')).error!.code).toBe('E_ARGS_INVALID')
     expect((await call('typd', '{"bad": 1}')).error!.code).toBe('E_TOOL_UNKNOWN')

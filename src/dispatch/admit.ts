@@ -2,7 +2,7 @@ import type { ToolhostConfig } from '../config/types.js'
 import type { ToolRegistry } from '../registry.js'
 import type { AnyTool, ToolCall, ToolError } from '../types.js'
 import { computeFootprint, type BehaviourSets, type Footprint } from './footprint.js'
-import { parseArguments, resolveTool, validateArguments } from './prepare.js'
+import { parseArguments, resolveTool, unknownToolError, validateArguments } from './prepare.js'
 
 /** A call after parse, resolve, availability and validation: either ready to authorise, or failed. */
 export type Admission =
@@ -28,10 +28,12 @@ export async function admitCalls(calls: readonly ToolCall[], context: AdmitConte
     const parsed = parseArguments(call.arguments, config.limits.max_argument_chars)
     if (!parsed.ok) return { ok: false as const, index, call, error: parsed.error, parsed: false }
     const resolved = resolveTool(registry, call.name)
-    if (!resolved.ok) return { ok: false as const, index, call, error: resolved.error, parsed: true }
+    if (!resolved.ok) return { ok: false as const, index, call, error: resolved.error, parsed: true, suggestions: resolved.suggestions }
     return { ok: true as const, index, call, tool: resolved.tool, args: parsed.args }
   })
-  const names = [...new Set(staged.flatMap((s) => (s.ok ? [s.tool.name] : [])))]
+  // Tools to check: those called, and those an unknown name would be pointed to (a hidden tool is
+  // not suggested: the model would only get E_TOOL_UNAVAILABLE next).
+  const names = [...new Set(staged.flatMap((s) => (s.ok ? [s.tool.name] : (s.suggestions ?? []))))]
   const needsCheck = names.filter((n) => {
     const tool = registry.get(n)
     return tool !== undefined && (tool.check !== undefined || tool.requiresEnv.length > 0)
@@ -43,7 +45,11 @@ export async function admitCalls(calls: readonly ToolCall[], context: AdmitConte
     }
   }
   return staged.map((s): Admission => {
-    if (!s.ok) return s
+    if (!s.ok) {
+      const suggestions = s.suggestions ?? []
+      const error = suggestions.some((n) => hidden.has(n)) ? unknownToolError(String(s.call.name), suggestions.filter((n) => !hidden.has(n))) : s.error
+      return { ok: false, index: s.index, call: s.call, error, parsed: s.parsed }
+    }
     const reason = hidden.get(s.tool.name)
     if (reason !== undefined) {
       return { ok: false, index: s.index, call: s.call, parsed: true, error: { code: 'E_TOOL_UNAVAILABLE', message: `${s.tool.name} is not available right now (${reason}); use another tool` } }

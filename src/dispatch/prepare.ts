@@ -34,14 +34,22 @@ export function parseArguments(raw: ToolCall['arguments'], maxChars: number): { 
   return { ok: true, args: value as Record<string, unknown> }
 }
 
-/** Resolve: name -> tool, or E_TOOL_UNKNOWN naming the closest registered names. */
-export function resolveTool(registry: ToolRegistry, name: string): { ok: true; tool: AnyTool } | { ok: false; error: ToolError } {
+/**
+ * Resolve: name -> tool, or E_TOOL_UNKNOWN naming the closest registered names (`suggestions`, so
+ * the caller can drop the ones hidden right now and word the error again with `unknownToolError`).
+ */
+export function resolveTool(registry: ToolRegistry, name: string): { ok: true; tool: AnyTool } | { ok: false; error: ToolError; suggestions: string[] } {
   const tool = typeof name === 'string' ? registry.get(name) : undefined
   if (tool) return { ok: true, tool }
   const names = registry.list().map((t) => t.name)
-  const close = suggestNames(String(name), names)
-  const hint = close.length > 0 ? ` Did you mean ${close.map((n) => `"${n}"`).join(' or ')}?` : names.length > 0 ? ' Call one of the tools you were given.' : ''
-  return { ok: false, error: { code: 'E_TOOL_UNKNOWN', message: `there is no tool named "${String(name)}".${hint}` } }
+  const suggestions = suggestNames(String(name), names)
+  return { ok: false, error: unknownToolError(String(name), suggestions), suggestions }
+}
+
+/** The E_TOOL_UNKNOWN error for `name`, suggesting `suggestions` when there are any. */
+export function unknownToolError(name: string, suggestions: readonly string[]): ToolError {
+  const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.map((n) => `"${n}"`).join(' or ')}?` : ' Call one of the tools you were given.'
+  return { code: 'E_TOOL_UNKNOWN', message: `there is no tool named "${name}".${hint}` }
 }
 
 /** Validate: against the schema compiled at registration; each bad field named by its path. */
