@@ -1,0 +1,128 @@
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs'
+import path from 'node:path'
+import type { ProcessCompletion } from './completions.js'
+
+/** The host process that manages an entry; null once that host closed and released it. */
+export interface CheckpointOwner {
+  pid: number
+  startTime: number
+}
+
+/** One running process as the checkpoint lists it. */
+export interface CheckpointProcess {
+  id: string
+  pid: number
+  /** When the OS says the process started (ms since the epoch); with `pid`, its identity. */
+  startTime: number
+  command: string
+  /** Absolute working folder. */
+  cwd: string
+  /** Absolute path of its log file. */
+  log: string
+  background: boolean
+  notify: boolean
+  owner: CheckpointOwner | null
+}
+
+/** A completion not yet delivered to the embedding loop. */
+export interface CheckpointCompletion extends ProcessCompletion {
+  owner: CheckpointOwner | null
+}
+
+export interface Checkpoint {
+  version: 1
+  processes: CheckpointProcess[]
+  completions: CheckpointCompletion[]
+}
+
+/** An empty checkpoint. */
+export function emptyCheckpoint(): Checkpoint {
+  return { version: 1, processes: [], completions: [] }
+}
+
+/**
+ * Reads a checkpoint. A missing file is an empty checkpoint; an unreadable or malformed one is
+ * reported through `onProblem` and treated as empty (its processes cannot be adopted safely), and
+ * entries of the wrong shape are skipped one by one.
+ *
+ * @example
+ * const checkpoint = readCheckpoint('/ws/.toolhost/processes.json', (m) => log.warn(m))
+ */
+export function readCheckpoint(file: string, onProblem: (message: string) => void = () => {}): Checkpoint {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') onProblem(`cannot read the process checkpoint ${file}: ${(error as Error).message}`)
+    return emptyCheckpoint()
+  }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch (error) {
+    onProblem(`the process checkpoint ${file} is not valid JSON (${(error as Error).message}); starting without it`)
+    return emptyCheckpoint()
+  }
+  const doc = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>
+  const processes = Array.isArray(doc.processes) ? doc.processes.filter(isCheckpointProcess) : []
+  const completions = Array.isArray(doc.completions) ? doc.completions.filter(isCheckpointCompletion) : []
+  const skipped = (Array.isArray(doc.processes) ? doc.processes.length : 0) - processes.length + (Array.isArray(doc.completions) ? doc.completions.length : 0) - completions.length
+  if (skipped > 0) onProblem(`the process checkpoint ${file} has ${skipped} malformed entr${skipped === 1 ? 'y' : 'ies'}; they were skipped`)
+  return { version: 1, processes, completions }
+}
+
+/**
+ * Writes a checkpoint atomically: a temporary file beside it, fsync, rename over the old one, then
+ * fsync the folder. A reader sees the old file or the new one, never half of one.
+ *
+ * @example
+ * writeCheckpoint('/ws/.toolhost/processes.json', { version: 1, processes: [], completions: [] })
+ */
+export function writeCheckpoint(file: string, checkpoint: Checkpoint): void {
+  const dir = path.dirname(file)
+  mkdirSync(dir, { recursive: true })
+  const temp = `${file}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`
+  const fd = openSync(temp, 'w', 0o600)
+  try {
+    writeSync(fd, JSON.stringify(checkpoint, null, 2) + '\n')
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+  try {
+    renameSync(temp, file)
+  } catch (error) {
+    rmSync(temp, { force: true })
+    throw error
+  }
+  try {
+    const dirFd = openSync(dir, 'r')
+    try {
+      fsyncSync(dirFd)
+    } finally {
+      closeSync(dirFd)
+    }
+  } catch {
+    // Some platforms cannot fsync a folder; the rename itself is still atomic.
+  }
+}
+
+function isOwner(value: unknown): value is CheckpointOwner | null {
+  if (value === null) return true
+  const v = value as Record<string, unknown>
+  return typeof v === 'object' && Number.isInteger(v.pid) && typeof v.startTime === 'number'
+}
+
+function isCheckpointProcess(value: unknown): value is CheckpointProcess {
+  const v = value as Record<string, unknown>
+  return typeof v === 'object' && v !== null && typeof v.id === 'string' && Number.isInteger(v.pid) && (v.pid as number) > 0 &&
+    typeof v.startTime === 'number' && typeof v.command === 'string' && typeof v.cwd === 'string' && typeof v.log === 'string' &&
+    typeof v.background === 'boolean' && typeof v.notify === 'boolean' && isOwner(v.owner)
+}
+
+function isCheckpointCompletion(value: unknown): value is CheckpointCompletion {
+  const v = value as Record<string, unknown>
+  return typeof v === 'object' && v !== null && typeof v.id === 'string' && typeof v.command === 'string' &&
+    (v.exitCode === null || Number.isInteger(v.exitCode)) && (v.signal === null || typeof v.signal === 'string') &&
+    typeof v.tail === 'string' && typeof v.endedAt === 'string' && isOwner(v.owner)
+}

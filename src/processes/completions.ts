@@ -1,0 +1,94 @@
+/** A process started with `notifyOnComplete` has ended. Delivered exactly once. */
+export interface ProcessCompletion {
+  id: string
+  command: string
+  /** The exit code, or null when it ended by a signal or its code cannot be known (adopted process). */
+  exitCode: number | null
+  /** The signal that ended it, when the host saw one. */
+  signal: string | null
+  /** The last output (up to 1000 characters). */
+  tail: string
+  /** ISO time the host noticed the end. */
+  endedAt: string
+  /** How the end was observed, when there is more to say (e.g. "exit code unknown"). */
+  note?: string
+}
+
+/**
+ * The queue of completions not yet delivered. `take()` and the iterators hand each completion out
+ * once (the first taker wins); `onChange` runs after every change so the owner can persist the
+ * queue (the process registry rewrites its checkpoint).
+ *
+ * @example
+ * const queue = new CompletionQueue(() => save())
+ * queue.push(completion)
+ * for await (const c of queue.drain(signal)) console.log(c.id, c.exitCode)
+ */
+export class CompletionQueue {
+  #items: ProcessCompletion[] = []
+  #waiters = new Set<() => void>()
+  #closed = false
+  readonly #onChange: () => void
+
+  constructor(onChange: () => void = () => {}) {
+    this.#onChange = onChange
+  }
+
+  /** Completions waiting to be delivered, oldest first. */
+  get pending(): readonly ProcessCompletion[] {
+    return this.#items
+  }
+
+  /** Adds completions (a restart reloads them); ids already queued are not queued twice. */
+  push(...completions: ProcessCompletion[]): void {
+    let added = false
+    for (const completion of completions) {
+      if (this.#items.some((c) => c.id === completion.id)) continue
+      this.#items.push(completion)
+      added = true
+    }
+    if (!added) return
+    this.#onChange()
+    for (const wake of [...this.#waiters]) wake()
+  }
+
+  /** Removes and returns the oldest completion, or undefined. */
+  take(): ProcessCompletion | undefined {
+    const next = this.#items.shift()
+    if (next) this.#onChange()
+    return next
+  }
+
+  /**
+   * Yields each completion as it becomes available, until `signal` aborts or the queue closes.
+   * A completion is removed (and the removal persisted) just before it is yielded.
+   */
+  async *drain(signal?: AbortSignal): AsyncGenerator<ProcessCompletion, void, undefined> {
+    while (!this.#closed && !signal?.aborted) {
+      const next = this.take()
+      if (next) {
+        yield next
+        continue
+      }
+      await this.#nextChange(signal)
+    }
+  }
+
+  /** Ends every drain loop. */
+  close(): void {
+    this.#closed = true
+    for (const wake of [...this.#waiters]) wake()
+  }
+
+  #nextChange(signal: AbortSignal | undefined): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const wake = (): void => {
+        this.#waiters.delete(wake)
+        signal?.removeEventListener('abort', wake)
+        resolve()
+      }
+      this.#waiters.add(wake)
+      signal?.addEventListener('abort', wake, { once: true })
+    })
+  }
+}

@@ -1,0 +1,77 @@
+import { DEFAULT_DANGEROUS_PATTERNS } from '../config/defaults.js'
+import { ToolhostError } from '../errors.js'
+
+/**
+ * Which shell commands count as destructive (`terminal`'s `destructive(args)`): those matching one of
+ * `terminal.dangerous_patterns`. A tool's `destructive(args)` sees only its arguments, not the host,
+ * (and, from some callers, the workspace root), so each open host publishes its compiled list in one
+ * process-wide table (on `globalThis`, shared by every copy of this module, as plugins get their own
+ * copy through tsx). A command is destructive when it matches the list of an open host with the
+ * given root; without a root (or no host with it), the list of ANY open host — the strictest answer
+ * wins; the built-in defaults apply while no host is open.
+ */
+
+const TABLE = Symbol.for('toolhost.dangerousPatterns')
+type Table = Map<symbol, { root: string; patterns: readonly RegExp[] }>
+
+function table(): Table {
+  const store = globalThis as unknown as Record<symbol, Table | undefined>
+  store[TABLE] ??= new Map()
+  return store[TABLE]
+}
+
+/**
+ * Compiles the configured patterns; an invalid regular expression throws `E_CONFIG_INVALID` naming
+ * `where` and the index (a start-up fault, not a call failure).
+ *
+ * @example
+ * compileDangerousPatterns(['\\brm\\s+-rf\\b'], 'config.yaml')
+ */
+export function compileDangerousPatterns(patterns: readonly string[], where: string): RegExp[] {
+  return patterns.map((source, i) => {
+    try {
+      return new RegExp(source)
+    } catch (error) {
+      throw new ToolhostError('E_CONFIG_INVALID', `${where}: key \`terminal.dangerous_patterns[${i}]\`: not a valid regular expression (${(error as Error).message}): ${JSON.stringify(source)}`)
+    }
+  })
+}
+
+/**
+ * True when `command` matches one of `patterns`.
+ *
+ * @example
+ * isDangerousCommand('rm -rf build', compileDangerousPatterns(DEFAULT_DANGEROUS_PATTERNS, 'defaults')) // true
+ */
+export function isDangerousCommand(command: string, patterns: readonly RegExp[]): boolean {
+  return patterns.some((pattern) => pattern.test(command))
+}
+
+/** Publishes a host's patterns (and its root) until the returned function is called (on host close). */
+export function publishDangerousPatterns(root: string, patterns: readonly RegExp[]): () => void {
+  const key = Symbol('host')
+  table().set(key, { root, patterns })
+  return () => {
+    table().delete(key)
+  }
+}
+
+let defaults: RegExp[] | undefined
+
+/**
+ * True when `command` matches the patterns of the open host(s) with workspace `root`, else of any
+ * open host, else the built-in defaults. This is what `terminal`'s `destructive(args, context)` answers.
+ *
+ * @example
+ * isDangerousForOpenHosts('git push --force origin main') // true
+ */
+export function isDangerousForOpenHosts(command: string, root?: string): boolean {
+  const hosts = [...table().values()]
+  const sameRoot = root === undefined ? [] : hosts.filter((h) => h.root === root)
+  const lists = (sameRoot.length > 0 ? sameRoot : hosts).map((h) => h.patterns)
+  if (lists.length === 0) {
+    defaults ??= compileDangerousPatterns(DEFAULT_DANGEROUS_PATTERNS, 'built-in defaults')
+    return isDangerousCommand(command, defaults)
+  }
+  return lists.some((patterns) => isDangerousCommand(command, patterns))
+}

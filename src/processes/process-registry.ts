@@ -1,0 +1,461 @@
+import { randomBytes } from 'node:crypto'
+import { readdirSync, rmSync, statSync } from 'node:fs'
+import path from 'node:path'
+import type { ToolhostConfig } from '../config/types.js'
+import { ToolhostError } from '../errors.js'
+import { canonicalPath, comparablePath, isCaseInsensitiveFs, isWithin } from '../paths.js'
+import type { Logger } from '../types.js'
+import { readCheckpoint, writeCheckpoint, type CheckpointOwner, type CheckpointProcess } from './checkpoint.js'
+import { CompletionQueue, type ProcessCompletion } from './completions.js'
+import { MAX_LINE_BYTES, readLogLines } from './log-file.js'
+import { ManagedProcess, type ProcessInfo, type ProcessSpec } from './managed-process.js'
+import type { NumberedLine } from './rolling-buffer.js'
+import { isSameProcess, processStartTime } from './start-time.js'
+
+declare module '../types.js' {
+  interface HostServices {
+    /** The host's process registry: what `terminal` and `process` use. */
+    processes: ProcessRegistry
+  }
+}
+
+export interface ProcessRegistryOptions {
+  /** The canonical workspace root: every working folder must be inside it. */
+  root: string
+  /** Absolute folder for log files. */
+  dir: string
+  /** Absolute path of the checkpoint file. */
+  checkpoint: string
+  bufferChars: number
+  killGraceMs: number
+  maxRunning: number
+  retentionMs: number
+  log?: Logger
+  /** Base environment of spawned commands (default `process.env`). */
+  env?: NodeJS.ProcessEnv
+}
+
+export interface SpawnOptions {
+  /** Working folder, relative to the workspace root (default: the root). */
+  cwd?: string
+  /** Variables added to the base environment. */
+  env?: Record<string, string>
+  /** Keeps running after the host closes (and gets a stdin for `write`). */
+  background?: boolean
+  /** Queue a completion when it ends (see `completions()`). */
+  notifyOnComplete?: boolean
+}
+
+export interface LineRange {
+  from: number
+  to: number
+}
+
+/** One page of a process's output by stable line numbers. */
+export interface LogPage {
+  id: string
+  from: number
+  to: number
+  totalLines: number
+  /** Lines before this one are no longer in memory (they are read from the log file). */
+  firstLineInMemory: number
+  lines: NumberedLine[]
+  fromMemory: LineRange | null
+  fromFile: LineRange | null
+  /** Lines of the page found neither in memory nor in the log file (it was deleted). */
+  missing: LineRange | null
+}
+
+export type WaitOutcome = 'exited' | 'timeout' | 'interrupted'
+
+export type ProcessEvent =
+  | { type: 'spawned'; process: ProcessInfo }
+  | { type: 'exited'; process: ProcessInfo }
+  | { type: 'completion'; completion: ProcessCompletion }
+
+const DEFAULT_LOG_LINES = 200
+const MAX_LOG_LINES = 5000
+
+/**
+ * Every process a host started (or adopted): spawn, poll, page, wait, kill, write, list; bounded
+ * memory per process; an atomic checkpoint after every spawn, exit and kill; completions for an
+ * embedding loop. One per host (`host.services.processes`).
+ *
+ * @example
+ * const processes = await ProcessRegistry.open(ProcessRegistry.optionsFromConfig(config, root))
+ * const { id } = await processes.spawn('npm test', { background: true, notifyOnComplete: true })
+ * for await (const done of processes.completions(signal)) console.log(done.id, done.exitCode)
+ */
+export class ProcessRegistry {
+  readonly options: Readonly<ProcessRegistryOptions>
+  readonly #records = new Map<string, ManagedProcess>()
+  /** Checkpoint ids this registry took charge of (its own, adopted, or found ended). */
+  readonly #handled = new Set<string>()
+  readonly #handledCompletions = new Set<string>()
+  readonly #listeners = new Set<(event: ProcessEvent) => void>()
+  readonly #queue: CompletionQueue
+  readonly #owner: CheckpointOwner
+  readonly #caseInsensitive: boolean
+  #starting = 0
+  #closed = false
+
+  private constructor(options: ProcessRegistryOptions) {
+    this.options = options
+    this.#owner = { pid: process.pid, startTime: processStartTime(process.pid) ?? 0 }
+    this.#caseInsensitive = isCaseInsensitiveFs(options.root)
+    this.#queue = new CompletionQueue(() => this.#save())
+  }
+
+  /** The registry options for a host: `processes.*` paths resolved against the workspace root. */
+  static optionsFromConfig(config: ToolhostConfig, root: string, log?: Logger): ProcessRegistryOptions {
+    const p = config.processes
+    return {
+      root,
+      dir: path.resolve(root, p.dir),
+      checkpoint: path.resolve(root, p.checkpoint),
+      bufferChars: p.buffer_chars,
+      killGraceMs: p.kill_grace_ms,
+      maxRunning: p.max_running,
+      retentionMs: p.retention_ms,
+      ...(log ? { log } : {}),
+    }
+  }
+
+  /**
+   * Opens the registry: reads the checkpoint and adopts each listed process whose pid is alive AND
+   * whose start time matches (a reused pid is never adopted or signalled). Entries whose process
+   * ended meanwhile are kept as ended (exit code unknown) and queue their completion if asked;
+   * adopted foreground processes are killed (their caller is gone). Entries and completions of
+   * another host that is still open are left alone.
+   */
+  static async open(options: ProcessRegistryOptions): Promise<ProcessRegistry> {
+    const registry = new ProcessRegistry(options)
+    await registry.#restore()
+    return registry
+  }
+
+  /** Runs `command` with `/bin/sh -c` in its own process group. Throws E_LIMIT at `maxRunning`. */
+  async spawn(command: string, options: SpawnOptions = {}): Promise<ProcessInfo> {
+    if (this.#closed) throw new Error('the process registry is closed; start a new host to run commands')
+    if (typeof command !== 'string' || command.trim() === '') throw new ToolhostError('E_ARGS_INVALID', 'command must be a non-empty string')
+    this.#prune()
+    const running = [...this.#records.values()].filter((p) => p.status === 'running')
+    if (running.length + this.#starting >= this.options.maxRunning) {
+      throw new ToolhostError('E_LIMIT', `cannot start another process: ${running.length + this.#starting} are running and processes.max_running is ${this.options.maxRunning}. Wait for one to end (process action "wait") or stop one (process action "kill"); running: ${running.map((p) => p.id).join(', ') || '(starting)'}`)
+    }
+    const cwd = this.#resolveCwd(options.cwd)
+    const id = this.#newId()
+    this.#starting++
+    let managed: ManagedProcess
+    try {
+      managed = await ManagedProcess.spawn(
+        {
+          id,
+          command,
+          cwd,
+          log: path.join(this.options.dir, `${id}.log`),
+          env: { ...(this.options.env ?? process.env), ...options.env },
+          background: options.background ?? false,
+          notify: options.notifyOnComplete ?? false,
+        },
+        this.options.bufferChars,
+        (p) => this.#onEnd(p),
+      )
+    } finally {
+      this.#starting--
+    }
+    this.#records.set(id, managed)
+    this.#handled.add(id)
+    this.#save()
+    const info = managed.info()
+    this.#emit({ type: 'spawned', process: info })
+    return info
+  }
+
+  /** This host's processes (running, and ended ones within `retentionMs`), without their output. */
+  list(): ProcessInfo[] {
+    this.#prune()
+    return [...this.#records.values()].map((p) => p.info(0))
+  }
+
+  /** Status, pid, uptime, exit code or signal, and the last 1000 characters. Consumes nothing. */
+  async poll(id: string): Promise<ProcessInfo> {
+    const managed = this.#get(id)
+    await managed.tail.catchUp().catch(() => {})
+    return managed.info()
+  }
+
+  /**
+   * Lines `offset`..`offset + limit - 1` (1-based, stable however much output rolled out of memory);
+   * without `offset`, the last `limit` lines. Lines no longer in memory are read from the log file.
+   */
+  async log(id: string, page: { offset?: number; limit?: number } = {}): Promise<LogPage> {
+    const managed = this.#get(id)
+    const limit = page.limit ?? DEFAULT_LOG_LINES
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LOG_LINES) throw new ToolhostError('E_ARGS_INVALID', `limit must be an integer from 1 to ${MAX_LOG_LINES}, got ${String(limit)}`)
+    if (page.offset !== undefined && (!Number.isInteger(page.offset) || page.offset < 1)) throw new ToolhostError('E_ARGS_INVALID', `offset is a 1-based line number, got ${String(page.offset)}`)
+    await managed.tail.catchUp().catch(() => {})
+    const buffer = managed.tail.buffer
+    const totalLines = buffer.lineCount
+    const from = page.offset ?? Math.max(1, totalLines - limit + 1)
+    const to = Math.min(totalLines, from + limit - 1)
+    const firstLineInMemory = buffer.firstLineInMemory
+    const memory = buffer.lines(Math.max(from, firstLineInMemory), to).map(capLine)
+    let file: NumberedLine[] = []
+    if (from < firstLineInMemory && from <= to) {
+      try {
+        file = await readLogLines(managed.spec.log, from, Math.min(to, firstLineInMemory - 1), managed.tail.markBefore(from))
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+      }
+    }
+    const lines = [...file, ...memory]
+    const fileEnd = file.at(-1)?.n ?? from - 1
+    const missingTo = Math.min(to, firstLineInMemory - 1)
+    return {
+      id,
+      from,
+      to,
+      totalLines,
+      firstLineInMemory,
+      lines,
+      fromMemory: rangeOf(memory),
+      fromFile: rangeOf(file),
+      missing: fileEnd < missingTo ? { from: fileEnd + 1, to: missingTo } : null,
+    }
+  }
+
+  /** Waits for the process to end: `exited`, or `timeout` after `timeoutMs`, or `interrupted` by `signal`. */
+  async wait(id: string, options: { timeoutMs?: number; signal?: AbortSignal; tailChars?: number } = {}): Promise<{ outcome: WaitOutcome; process: ProcessInfo }> {
+    const managed = this.#get(id)
+    const outcome = await new Promise<WaitOutcome>((resolve) => {
+      if (options.signal?.aborted) return resolve('interrupted')
+      let timer: NodeJS.Timeout | undefined
+      const onAbort = (): void => finish('interrupted')
+      const finish = (value: WaitOutcome): void => {
+        clearTimeout(timer)
+        options.signal?.removeEventListener('abort', onAbort)
+        resolve(value)
+      }
+      if (options.timeoutMs !== undefined) timer = setTimeout(() => finish('timeout'), options.timeoutMs)
+      options.signal?.addEventListener('abort', onAbort, { once: true })
+      void managed.exited.then(() => finish('exited'))
+    })
+    if (outcome !== 'exited') await managed.tail.catchUp().catch(() => {})
+    return { outcome, process: managed.info(options.tailChars) }
+  }
+
+  /** SIGTERM to the group, SIGKILL after `killGraceMs`; resolves with how it really ended. */
+  async kill(id: string, options: { tailChars?: number } = {}): Promise<ProcessInfo> {
+    const managed = this.#get(id)
+    await managed.kill(this.options.killGraceMs)
+    this.#save()
+    return managed.info(options.tailChars)
+  }
+
+  /** Writes to the stdin of a background process this host spawned. */
+  async write(id: string, data: string): Promise<void> {
+    await this.#get(id).write(data)
+  }
+
+  /**
+   * Completions of `notifyOnComplete` processes, each yielded exactly once across every iterator and
+   * every restart (removed from the checkpoint as it is yielded). Ends when `signal` aborts or the
+   * registry closes.
+   */
+  completions(signal?: AbortSignal): AsyncGenerator<ProcessCompletion, void, undefined> {
+    return this.#queue.drain(signal)
+  }
+
+  /** Completions not yet delivered (peeking does not deliver them). */
+  get pendingCompletions(): readonly ProcessCompletion[] {
+    return this.#queue.pending
+  }
+
+  /** Listens to spawned, exited and completion events (for the CLI and the MCP server). */
+  onEvent(listener: (event: ProcessEvent) => void): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  /**
+   * Closes the registry: foreground processes are killed; background ones keep running and stay in
+   * the checkpoint, released so the next host adopts them; undelivered completions stay there too.
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    const running = [...this.#records.values()].filter((p) => p.status === 'running')
+    await Promise.all(running.filter((p) => !p.spec.background).map((p) => p.kill(this.options.killGraceMs)))
+    for (const p of running) if (p.spec.background) p.release()
+    this.#queue.close()
+    this.#save()
+    await Promise.all([...this.#records.values()].map((p) => p.dispose(false)))
+  }
+
+  async #restore(): Promise<void> {
+    const checkpoint = readCheckpoint(this.options.checkpoint, (message) => this.options.log?.warn(message))
+    const ended: Promise<void>[] = []
+    for (const entry of checkpoint.processes) {
+      if (this.#ownedByOpenHost(entry.owner)) continue
+      this.#handled.add(entry.id)
+      const spec = specOf(entry)
+      if (isSameProcess(entry.pid, entry.startTime)) {
+        const managed = ManagedProcess.adopt(spec, this.options.bufferChars, (p) => this.#onEnd(p))
+        this.#records.set(entry.id, managed)
+        if (!entry.background) void managed.kill(this.options.killGraceMs)
+        continue
+      }
+      const lost = ManagedProcess.lost(spec, this.options.bufferChars, 'ended while no host was watching (or its pid now names another process); exit code unknown')
+      this.#records.set(entry.id, lost)
+      if (entry.notify) ended.push(lost.exited.then(() => this.#queue.push(completionOf(lost))))
+    }
+    for (const { owner, ...completion } of checkpoint.completions) {
+      if (this.#ownedByOpenHost(owner)) continue
+      this.#handledCompletions.add(completion.id)
+      this.#queue.push(completion)
+    }
+    await Promise.all(ended)
+    this.#save()
+    this.#removeStaleLogs(new Set(checkpoint.processes.map((p) => path.resolve(p.log))))
+  }
+
+  #ownedByOpenHost(owner: CheckpointOwner | null): boolean {
+    return owner !== null && isSameProcess(owner.pid, owner.startTime)
+  }
+
+  #onEnd(managed: ManagedProcess): void {
+    // After close, the next host owns the checkpoint; this one only lets go.
+    if (this.#closed) return
+    if (managed.spec.notify) {
+      const completion = completionOf(managed)
+      this.#handledCompletions.add(completion.id)
+      this.#queue.push(completion)
+      this.#emit({ type: 'completion', completion })
+    } else {
+      this.#save()
+    }
+    this.#emit({ type: 'exited', process: managed.info() })
+  }
+
+  // Rewrites the checkpoint, keeping entries of other hosts (ids this registry never took charge of).
+  #save(): void {
+    const owner = this.#closed ? null : this.#owner
+    try {
+      const existing = readCheckpoint(this.options.checkpoint)
+      const processes = [
+        ...existing.processes.filter((e) => !this.#handled.has(e.id)),
+        ...[...this.#records.values()].filter((p) => p.status === 'running').map((p) => ({ ...p.spec, owner })),
+      ]
+      const completions = [
+        ...existing.completions.filter((c) => !this.#handledCompletions.has(c.id)),
+        ...this.#queue.pending.map((c) => ({ ...c, owner })),
+      ]
+      const hadFile = existing.processes.length + existing.completions.length > 0
+      if (!hadFile && processes.length === 0 && completions.length === 0) return
+      writeCheckpoint(this.options.checkpoint, { version: 1, processes, completions })
+    } catch (error) {
+      this.options.log?.error(`could not write the process checkpoint ${this.options.checkpoint}: ${(error as Error).message}; a crash now would lose track of running processes`)
+    }
+  }
+
+  #prune(): void {
+    const now = Date.now()
+    for (const [id, p] of this.#records) {
+      if (p.status === 'exited' && p.endedAt !== undefined && now - p.endedAt >= this.options.retentionMs) {
+        this.#records.delete(id)
+        void p.dispose(true)
+      }
+    }
+  }
+
+  // Log files of processes no host remembers any more, older than the retention time.
+  #removeStaleLogs(listed: Set<string>): void {
+    let names: string[]
+    try {
+      names = readdirSync(this.options.dir)
+    } catch {
+      return
+    }
+    const now = Date.now()
+    for (const name of names) {
+      const file = path.join(this.options.dir, name)
+      if (!/^proc_[a-z0-9]+\.log$/.test(name) || listed.has(file) || this.#records.has(name.slice(0, -4))) continue
+      try {
+        if (now - statSync(file).mtimeMs >= this.options.retentionMs) rmSync(file, { force: true })
+      } catch {
+        // Gone already, or not ours to remove.
+      }
+    }
+  }
+
+  #resolveCwd(input: string | undefined): string {
+    const root = this.options.root
+    const canonical = canonicalPath(input ?? '.', root)
+    if (!isWithin(comparablePath(canonical, this.#caseInsensitive), comparablePath(root, this.#caseInsensitive))) {
+      throw new ToolhostError('E_PATH_OUTSIDE_ROOT', `the working folder ${JSON.stringify(input)} resolves to ${canonical}, outside the workspace root ${root}; give a folder inside the root (relative paths are relative to it)`)
+    }
+    let isFolder = false
+    try {
+      isFolder = statSync(canonical).isDirectory()
+    } catch {
+      throw new ToolhostError('E_NOT_FOUND', `the working folder ${JSON.stringify(input)} does not exist (${canonical}); create it first or use another folder`)
+    }
+    if (!isFolder) throw new ToolhostError('E_ARGS_INVALID', `the working folder ${JSON.stringify(input)} is a file, not a folder`)
+    return canonical
+  }
+
+  #get(id: string): ManagedProcess {
+    this.#prune()
+    const managed = typeof id === 'string' ? this.#records.get(id) : undefined
+    if (!managed) {
+      const known = [...this.#records.keys()]
+      throw new ToolhostError('E_NOT_FOUND', `no process with id ${JSON.stringify(id)}; known ids: ${known.join(', ') || '(none)'} (ended processes are forgotten after processes.retention_ms)`)
+    }
+    return managed
+  }
+
+  #newId(): string {
+    for (;;) {
+      const id = `proc_${randomBytes(6).toString('hex')}`
+      if (!this.#records.has(id) && !this.#handled.has(id)) return id
+    }
+  }
+
+  #emit(event: ProcessEvent): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(event)
+      } catch (error) {
+        this.options.log?.warn(`a process event listener threw: ${(error as Error).message}`)
+      }
+    }
+  }
+}
+
+function specOf(entry: CheckpointProcess): ProcessSpec {
+  const { owner: _owner, ...spec } = entry
+  return spec
+}
+
+function completionOf(managed: ManagedProcess): ProcessCompletion {
+  const note = managed.note
+  return {
+    id: managed.id,
+    command: managed.spec.command,
+    exitCode: managed.exitCode,
+    signal: managed.signal,
+    tail: managed.tail.buffer.tail(1000),
+    endedAt: new Date(managed.endedAt ?? Date.now()).toISOString(),
+    ...(note === undefined ? {} : { note }),
+  }
+}
+
+function capLine(line: NumberedLine): NumberedLine {
+  if (line.text.length <= MAX_LINE_BYTES) return line
+  return { n: line.n, text: `${line.text.slice(0, MAX_LINE_BYTES)}… [line cut: ${line.text.length - MAX_LINE_BYTES} more characters]` }
+}
+
+function rangeOf(lines: NumberedLine[]): LineRange | null {
+  return lines.length === 0 ? null : { from: lines[0]!.n, to: lines.at(-1)!.n }
+}
