@@ -1,14 +1,14 @@
 import type { OpenAIToolDefinition, ToolResult } from '../types.js'
 
 /** An Anthropic Messages tool definition. */
-export interface AnthropicToolDefinition {
+export type AnthropicToolDefinition = {
   name: string
   description: string
   input_schema: Record<string, unknown>
 }
 
 /** One `tool_result` content block. */
-export interface AnthropicToolResultBlock {
+export type AnthropicToolResultBlock = {
   type: 'tool_result'
   tool_use_id: string
   content: string
@@ -16,7 +16,7 @@ export interface AnthropicToolResultBlock {
 }
 
 /** The single user message that answers every `tool_use` block of an assistant turn. */
-export interface AnthropicToolResultMessage {
+export type AnthropicToolResultMessage = {
   role: 'user'
   content: AnthropicToolResultBlock[]
 }

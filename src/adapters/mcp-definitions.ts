@@ -30,7 +30,9 @@ export interface McpCallToolResult {
  *   and returns true;
  * - `destructiveHint` is false for a read-only tool; otherwise it is true when `destructive` returns
  *   true for `{}`, throws, or reads its arguments (it may say true for some call).
- * Predicates are evaluated on `{}` inside try/catch: a throw counts as "cannot promise".
+ * Predicates are evaluated on `{}` inside try/catch: a throw counts as "cannot promise". A tool that
+ * declares no `destructive` gets `destructiveHint: false`, mirroring how the host itself treats it
+ * (the MCP default would be true; declare `destructive` to say so).
  *
  * @example
  * toMcpAnnotations(defineTool({ ..., readOnly: () => true })) // { readOnlyHint: true, destructiveHint: false, ... }

@@ -2,7 +2,7 @@ import type { OpenAIToolDefinition, ToolResult } from '../types.js'
 import { resultText } from './format.js'
 
 /** A Chat Completions tool message: the answer to one `tool_calls` entry. */
-export interface ChatToolMessage {
+export type ChatToolMessage = {
   role: 'tool'
   tool_call_id: string
   content: string

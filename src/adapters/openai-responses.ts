@@ -2,7 +2,7 @@ import type { OpenAIToolDefinition, ToolResult } from '../types.js'
 import { resultText } from './format.js'
 
 /** A Responses API function tool (flat: no nested `function` object). */
-export interface ResponsesToolDefinition {
+export type ResponsesToolDefinition = {
   type: 'function'
   name: string
   description: string
@@ -10,7 +10,7 @@ export interface ResponsesToolDefinition {
 }
 
 /** A Responses API input item answering one `function_call` item by its `call_id`. */
-export interface FunctionCallOutputItem {
+export type FunctionCallOutputItem = {
   type: 'function_call_output'
   call_id: string
   output: string
