@@ -58,6 +58,10 @@ export async function doctorCommand(host: Host, _args: CliArgs, io: Output): Pro
 export async function callCommand(host: Host, args: CliArgs, io: Output): Promise<number> {
   const [name, json] = args.positionals
   if (!name) throw new ToolhostError('E_USAGE', 'call needs a tool name: toolhost call NAME [JSON]')
+  // A JSON argument the shell split at its spaces would otherwise be cut silently.
+  if (args.positionals.length > 2) {
+    throw new ToolhostError('E_USAGE', `call takes a tool name and one JSON argument, got ${args.positionals.length - 1} arguments after the name; quote the JSON: toolhost call ${name} '{"key": "value"}'`)
+  }
   const result = await host.call({ id: 'call_1', name, arguments: json ?? '' })
   if (args.json) io.out(JSON.stringify(result, null, 2))
   else if (result.ok) io.out(result.content)

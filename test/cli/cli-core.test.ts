@@ -168,6 +168,7 @@ describe('usage and configuration errors exit 2', () => {
     { why: 'an unknown option', args: ['list', '--frobnicate'], stderr: /E_USAGE: Unknown option '--frobnicate'/ },
     { why: 'an unknown command', args: ['frobnicate'], stderr: /unknown command "frobnicate"/ },
     { why: 'call without a name', args: ['call'], stderr: /E_USAGE: call needs a tool name/ },
+    { why: 'call with unquoted JSON split by the shell', args: ['call', 'echo', '{"text":', '"a"}'], stderr: /E_USAGE: call takes a tool name and one JSON argument, got 2 arguments after the name; quote the JSON/ },
     { why: 'a bad --mode', args: ['list', '--mode', 'fast'], stderr: /E_USAGE: --mode must be one of graph, partition, batch, serial; got "fast"/ },
     { why: 'a missing --config file', args: ['list', '--config', 'test/fixtures/config/nope.yaml'], stderr: /E_CONFIG_INVALID: .*nope\.yaml: config file not found/ },
     { why: 'an invalid config', args: ['list', '--config', 'test/fixtures/config/bad-enum.yaml'], stderr: /E_CONFIG_INVALID: .*bad-enum\.yaml: key `dispatch\.mode`/ },
