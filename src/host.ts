@@ -13,6 +13,7 @@ import { createLogger } from './logger.js'
 import { isCaseInsensitiveFs } from './paths.js'
 import { registry as processRegistry, type ToolRegistry } from './registry.js'
 import { resolveSetup, underRoot, type ConfigSource } from './host-setup.js'
+import { attachProcessRegistry } from './processes/attach-processes.js'
 import type { AnyTool, AskHandler, HostServices, Logger, OpenAIToolDefinition, SessionState, ToolCall, ToolContext, ToolError, ToolResult } from './types.js'
 import type { DispatchMode, PermissionMode } from './config/types.js'
 import type { ApproveHandler } from './permissions/approvals.js'
@@ -361,6 +362,7 @@ function blockerOf(admissions: readonly Admission[]): string | undefined {
 export async function createHost(options: HostOptions = {}): Promise<Host> {
   const setup = resolveSetup(options, options.env)
   const host = new Host(setup, options)
+  await attachProcessRegistry(host)
   if (setup.config.env_file !== '') loadEnvFile(underRoot(setup.root, setup.config.env_file), options.env)
   if (options.loadPlugins !== false) {
     const dirs = [
