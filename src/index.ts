@@ -10,6 +10,17 @@ export type { ErrorCode } from './errors.js'
 export { createHost, Host } from './host.js'
 export type { Authoriser, AuthoriseDecision, AuthoriseItem, HostEvent, HostOptions, PlannedCall, RunOptions } from './host.js'
 export { canonicalPath, pathsOverlap, isWithin } from './paths.js'
+export { Workspace, workspaceFor } from './workspace/workspace.js'
+export type { WorkspaceOptions } from './workspace/workspace.js'
+export { resolveInRoot, isInsideRoot } from './workspace/resolve-in-root.js'
+export type { ResolvedPath } from './workspace/resolve-in-root.js'
+export { writeFileAtomic } from './workspace/atomic-write.js'
+export type { WriteOutcome } from './workspace/atomic-write.js'
+export { compileDenyList } from './workspace/deny-list.js'
+export type { DenyList } from './workspace/deny-list.js'
+export { replaceExact } from './workspace/edit-text.js'
+export { parseUnifiedDiff, applyHunks } from './workspace/unified-diff.js'
+export type { FilePatch, Hunk } from './workspace/unified-diff.js'
 export { PermissionGate } from './permissions/permission-gate.js'
 export type { PermissionGateOptions } from './permissions/permission-gate.js'
 export { approveEverything } from './permissions/approvals.js'
@@ -32,6 +43,8 @@ export type {
   AskHandler,
   AskRequest,
   Availability,
+  AvailabilityContext,
+  BehaviourContext,
   HostServices,
   JsonSchema,
   Logger,

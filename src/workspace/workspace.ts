@@ -1,0 +1,124 @@
+import { ToolhostError, isToolhostError } from '../errors.js'
+import { canonicalPath, isCaseInsensitiveFs, relativeToRoot } from '../paths.js'
+import type { Access, ToolContext } from '../types.js'
+import { removeFileInRoot, writeFileAtomic, type WriteOutcome } from './atomic-write.js'
+import { compileDenyList, type DenyList } from './deny-list.js'
+import { readFileInRoot } from './read-in-root.js'
+import { isInsideRoot, outsideRoot, type ResolvedPath } from './resolve-in-root.js'
+
+export interface WorkspaceOptions {
+  /** `workspace.deny`: globs refused even inside the root. */
+  deny?: readonly string[]
+  /** `limits.results_dir`: saved full results; readable despite the deny list (never writable). */
+  resultsDir?: string
+  /** Override the probe of the root's file system. */
+  caseInsensitive?: boolean
+}
+
+/**
+ * The workspace wall for one root: every file tool resolves the model's paths through it, and reads
+ * and writes through it, so no path trick (absolute, `..`, `~`, sibling prefix, NUL, symlinks out,
+ * symlinks swapped in mid-call) reaches outside the root or into a denied place.
+ *
+ * @example
+ * const ws = workspaceFor(ctx)
+ * const file = ws.resolve(args.path, 'write')
+ * await ws.writeFile(file, 'hello\n')
+ */
+export class Workspace {
+  readonly root: string
+  readonly caseInsensitive: boolean
+  readonly #deny: DenyList
+  readonly #resultsDir: string | undefined
+
+  /** `root` must be canonical (the host's `ctx.root` is). */
+  constructor(root: string, options: WorkspaceOptions = {}) {
+    this.root = root
+    this.caseInsensitive = options.caseInsensitive ?? isCaseInsensitiveFs(root)
+    this.#deny = compileDenyList(options.deny ?? [], this.caseInsensitive)
+    this.#resultsDir = options.resultsDir
+  }
+
+  /**
+   * The canonical path for a model's `input`, or a thrown `ToolhostError`: `E_ARGS_INVALID` (not a
+   * string, empty, NUL) or `E_PATH_OUTSIDE_ROOT` (outside the root, or matching `workspace.deny`;
+   * reads inside the results folder are exempt from the deny list).
+   */
+  resolve(input: unknown, access: Access): ResolvedPath {
+    let canonical: string
+    try {
+      canonical = canonicalPath(input, this.root)
+    } catch (error) {
+      if (isToolhostError(error)) throw new ToolhostError(error.code, `path: ${error.message}`)
+      throw error
+    }
+    const text = input as string
+    this.recheck(canonical, access, text)
+    return { path: canonical, relative: relativeToRoot(canonical, this.root), input: text }
+  }
+
+  /** Throws unless the canonical path `canonical` may be accessed (inside the root, not denied). */
+  recheck(canonical: string, access: Access, input: string = canonical): void {
+    if (!isInsideRoot(canonical, this.root, this.caseInsensitive)) throw outsideRoot(input, this.root)
+    if (access === 'read' && this.#isInResults(canonical)) return
+    const pattern = this.#deny.match(relativeToRoot(canonical, this.root))
+    if (pattern !== undefined) {
+      throw new ToolhostError('E_PATH_OUTSIDE_ROOT', `"${input}" is on the workspace deny list (pattern "${pattern}" in workspace.deny); file tools may not ${access === 'read' ? 'read' : 'change'} it`)
+    }
+  }
+
+  /** True when `relative` (root-relative, `/`-separated) matches `workspace.deny`. */
+  isDenied(relative: string): boolean {
+    return this.#deny.match(relative) !== undefined
+  }
+
+  /** The bytes of a resolved file, proving the opened file is the checked one. */
+  readFile(target: ResolvedPath): Promise<Buffer> {
+    return readFileInRoot(target, (real) => this.recheck(real, 'read', target.input), this.caseInsensitive)
+  }
+
+  /** Writes atomically (temp file + rename), creating folders inside the root. */
+  writeFile(target: ResolvedPath, content: string | Uint8Array): Promise<WriteOutcome> {
+    this.recheck(target.path, 'write', target.input)
+    return writeFileAtomic(this.root, target, content, this.caseInsensitive)
+  }
+
+  /** Removes a file (never a folder, never through a symlink). */
+  removeFile(target: ResolvedPath): Promise<void> {
+    this.recheck(target.path, 'write', target.input)
+    return removeFileInRoot(this.root, target, this.caseInsensitive)
+  }
+
+  #isInResults(canonical: string): boolean {
+    if (this.#resultsDir === undefined) return false
+    let dir: string
+    try {
+      dir = canonicalPath(this.#resultsDir, this.root)
+    } catch {
+      return false
+    }
+    // Only a results folder that really lies inside the root is exempt, so a symlink planted at
+    // .toolhost/results cannot turn the exemption into a way out.
+    return isInsideRoot(dir, this.root, this.caseInsensitive) && dir !== this.root && isInsideRoot(canonical, dir, this.caseInsensitive)
+  }
+}
+
+const cache = new WeakMap<object, Map<string, Workspace>>()
+
+/**
+ * The `Workspace` of a handler's context (root, `workspace.deny`, `limits.results_dir`), built once
+ * per host config and root.
+ *
+ * @example
+ * handler: async (args, ctx) => (await workspaceFor(ctx).readFile(workspaceFor(ctx).resolve(args.path, 'read'))).toString('utf8')
+ */
+export function workspaceFor(ctx: Pick<ToolContext, 'root' | 'config'>): Workspace {
+  let byRoot = cache.get(ctx.config)
+  if (!byRoot) cache.set(ctx.config, (byRoot = new Map()))
+  let workspace = byRoot.get(ctx.root)
+  if (!workspace) {
+    workspace = new Workspace(ctx.root, { deny: ctx.config.workspace.deny, resultsDir: ctx.config.limits.results_dir })
+    byRoot.set(ctx.root, workspace)
+  }
+  return workspace
+}
