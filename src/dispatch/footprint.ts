@@ -37,16 +37,24 @@ export interface FootprintContext {
 /**
  * Computes a call's footprint. Unknown means serial: a tool that is neither parallel-safe nor
  * path-scoped is a barrier, and so is a call whose paths cannot be worked out.
+ *
+ * The config sets win over what the tool declares (the person running the host knows their tools):
+ * `never_parallel`, then `path_scoped`, then `parallel_safe`; only a tool named in none of them is
+ * judged by its own declarations.
+ *
+ * @example
+ * computeFootprint(readFile, { path: 'src/a.ts' }, { root: '/w', caseInsensitive: false, sets })
+ * // { kind: 'scoped', touches: [{ target: '/w/src/a.ts', label: 'src/a.ts', isKey: false, access: 'read' }] }
  */
 export function computeFootprint(tool: AnyTool, args: Record<string, unknown>, context: FootprintContext): Footprint {
   const { sets } = context
   if (sets.neverParallel.has(tool.name)) return { kind: 'barrier', reason: `${tool.name} is never-parallel (config dispatch.never_parallel)` }
+  if (sets.pathScoped.has(tool.name)) return scopedFootprint(tool, args, context)
+  if (sets.parallelSafe.has(tool.name)) return { kind: 'free' }
   if (tool.neverParallel) return { kind: 'barrier', reason: `${tool.name} is never-parallel` }
   if (tool.changesContext) return { kind: 'barrier', reason: `${tool.name} changes session context` }
-  const pathScoped = sets.pathScoped.has(tool.name) || tool.pathScoped
-  const parallelSafe = sets.parallelSafe.has(tool.name) || tool.parallelSafe
-  if (pathScoped) return scopedFootprint(tool, args, context)
-  if (parallelSafe) return { kind: 'free' }
+  if (tool.pathScoped) return scopedFootprint(tool, args, context)
+  if (tool.parallelSafe) return { kind: 'free' }
   return { kind: 'barrier', reason: `${tool.name} is neither parallel-safe nor path-scoped, so it runs alone` }
 }
 

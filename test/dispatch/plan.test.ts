@@ -85,6 +85,10 @@ describe('computeFootprint', () => {
     ['config never_parallel wins over a tool that says parallel-safe', 'web_search', { neverParallel: ['web_search'] }, 'barrier'],
     ['config parallel_safe frees a tool that declares nothing', 'mystery', { parallelSafe: ['mystery'] }, 'free'],
     ['config path_scoped makes a tool conflict through its path', 'mystery', { pathScoped: ['mystery'] }, 'scoped'],
+    ['config parallel_safe wins over a tool that says never-parallel', 'clarify', { parallelSafe: ['clarify'] }, 'free'],
+    ['config path_scoped wins over a tool that says parallel-safe', 'web_search', { pathScoped: ['web_search'] }, 'scoped'],
+    ['config never_parallel wins over config parallel_safe', 'web_search', { parallelSafe: ['web_search'], neverParallel: ['web_search'] }, 'barrier'],
+    ['a tool in no set is judged by its declarations', 'clarify', { parallelSafe: ['other'] }, 'barrier'],
   ])('%s', (_why, name, sets, kind) => {
     const merged: BehaviourSets = {
       parallelSafe: new Set(sets.parallelSafe ?? []),
