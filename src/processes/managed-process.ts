@@ -110,7 +110,9 @@ export class ManagedProcess {
     }
     // Read before returning to the event loop: the child cannot have been reaped yet.
     const startTime = processStartTime(child.pid) ?? Date.now()
-    const managed = new ManagedProcess({ ...spec, pid: child.pid, startTime }, false, capacity, onEnd)
+    // The environment is not kept: the checkpoint must never hold the secrets it may carry.
+    const { env: _env, ...kept } = spec
+    const managed = new ManagedProcess({ ...kept, pid: child.pid, startTime }, false, capacity, onEnd)
     managed.#child = child
     // 'exit', not 'close': a grandchild holding a descriptor must not delay the end.
     child.once('exit', (code, signal) => managed.#finish(code, signal, undefined))

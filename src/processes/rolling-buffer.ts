@@ -118,6 +118,8 @@ export class RollingBuffer {
         this.#startsAtLine = chunk.endsWith('\n')
         this.#dropped += chunk.length
         this.#retained -= chunk.length
+        // Release the dropped text now; the slot itself goes at the next compaction.
+        this.#chunks[this.#head] = ''
         this.#head++
         continue
       }
@@ -128,7 +130,7 @@ export class RollingBuffer {
       this.#retained -= excess
     }
     // Compact the dropped head now and then, so the arrays do not grow without bound.
-    if (this.#head > 1024 && this.#head * 2 > this.#chunks.length) {
+    if (this.#head > 64 && this.#head * 2 > this.#chunks.length) {
       this.#chunks = this.#chunks.slice(this.#head)
       this.#chunkLine = this.#chunkLine.slice(this.#head)
       this.#head = 0
