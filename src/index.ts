@@ -3,6 +3,20 @@
  * embedding agent loop uses (`createHost`).
  */
 export { defineTool, TOOL_NAME_PATTERN } from './define-tool.js'
+export type { ArgsOfSchema, ObjectSchema } from './define-tool.js'
+export { MODEL_FORMATS, isModelFormat } from './adapters/format.js'
+export type { ModelFormat } from './adapters/format.js'
+export { parseBatch, toCalls } from './adapters/parse-batch.js'
+export type { DefinitionsOf, MessagesOf } from './adapters/render.js'
+export type { ChatToolMessage } from './adapters/openai-chat.js'
+export type { FunctionCallOutputItem, ResponsesToolDefinition } from './adapters/openai-responses.js'
+export type { AnthropicToolDefinition, AnthropicToolResultBlock, AnthropicToolResultMessage } from './adapters/anthropic.js'
+export type { McpCallToolResult, McpToolAnnotations, McpToolDefinition } from './adapters/mcp-definitions.js'
+export { watchPlugins } from './loader/watch-plugins.js'
+export type { PluginWatcher, ReloadEvent, WatchOptions } from './loader/watch-plugins.js'
+// The MCP server and client load the MCP SDK, so they are not re-exported here (plugins import this
+// file): use `toolhost serve`, or `mcp_servers` in config.
+export type { McpClientConnection } from './mcp/client.js'
 export { registry, ToolRegistry } from './registry.js'
 export type { AvailabilityOptions, DefinitionQuery, RegistryEntry } from './registry.js'
 export { ToolhostError, ERROR_CODES, isToolhostError } from './errors.js'
