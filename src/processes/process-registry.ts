@@ -299,6 +299,11 @@ export class ProcessRegistry {
     for (const entry of checkpoint.processes) {
       if (this.#ownedByOpenHost(entry.owner)) continue
       this.#handled.add(entry.id)
+      // The host reads (and, after retention, deletes) an entry's log: only a log of ours, in our folder.
+      if (!/^proc_[0-9a-f]+$/.test(entry.id) || path.resolve(entry.log) !== path.join(this.options.dir, `${entry.id}.log`)) {
+        this.options.log?.warn(`process checkpoint entry ${JSON.stringify(entry.id)} names a log outside ${this.options.dir}; it was dropped, not adopted`)
+        continue
+      }
       const spec = specOf(entry)
       if (isSameProcess(entry.pid, entry.startTime)) {
         const managed = ManagedProcess.adopt(spec, this.options.bufferChars, (p) => this.#onEnd(p))

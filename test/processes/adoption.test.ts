@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
 import { readCheckpoint, writeCheckpoint } from '../../src/processes/checkpoint.js'
@@ -63,17 +63,17 @@ describe('checkpoint and adoption', () => {
     const options = kit.options(root)
     writeCheckpoint(options.checkpoint, {
       version: 1,
-      processes: [{ id: 'proc_reused', pid, startTime: processStartTime(pid)! - 60_000, command: 'sleep 30', cwd: root, log: path.join(options.dir, 'proc_reused.log'), background: false, notify: true, owner: null }],
+      processes: [{ id: 'proc_00000000ee01', pid, startTime: processStartTime(pid)! - 60_000, command: 'sleep 30', cwd: root, log: path.join(options.dir, 'proc_00000000ee01.log'), background: false, notify: true, owner: null }],
       completions: [],
     })
     const registry = await kit.open(root)
-    const info = await registry.poll('proc_reused')
+    const info = await registry.poll('proc_00000000ee01')
     expect(info).toMatchObject({ status: 'exited', adopted: true, exitCode: null, signalsSent: [] })
     expect(info.note).toMatch(/ended while no host was watching/)
-    expect((await registry.kill('proc_reused')).signalsSent).toEqual([])
+    expect((await registry.kill('proc_00000000ee01')).signalsSent).toEqual([])
     // Even a foreground entry (which adoption would kill) is left alone: it is not the same process.
     expect(isProcessAlive(pid)).toBe(true)
-    expect(registry.pendingCompletions.map((c) => c.id)).toEqual(['proc_reused'])
+    expect(registry.pendingCompletions.map((c) => c.id)).toEqual(['proc_00000000ee01'])
     expect(readCheckpoint(options.checkpoint).processes).toEqual([])
   })
 
@@ -81,12 +81,12 @@ describe('checkpoint and adoption', () => {
     const root = kit.tempRoot()
     const options = kit.options(root)
     const owner = { pid: process.pid, startTime: processStartTime(process.pid)! }
-    const entry = { id: 'proc_other', pid: process.pid, startTime: owner.startTime, command: 'x', cwd: root, log: path.join(options.dir, 'proc_other.log'), background: true, notify: false, owner }
+    const entry = { id: 'proc_00000000ee02', pid: process.pid, startTime: owner.startTime, command: 'x', cwd: root, log: path.join(options.dir, 'proc_00000000ee02.log'), background: true, notify: false, owner }
     writeCheckpoint(options.checkpoint, { version: 1, processes: [entry], completions: [] })
     const registry = await kit.open(root)
     expect(registry.list()).toEqual([])
     const { id } = await registry.spawn('exec sleep 30', { background: true })
-    expect(readCheckpoint(options.checkpoint).processes.map((p) => p.id)).toEqual(['proc_other', id])
+    expect(readCheckpoint(options.checkpoint).processes.map((p) => p.id)).toEqual(['proc_00000000ee02', id])
   })
 
   test('completions are delivered exactly once, across a restart; poll never consumes one', async () => {
@@ -144,12 +144,29 @@ describe('checkpoint and adoption', () => {
     expect(second.pendingCompletions).toEqual([])
   })
 
+  test('an entry whose log lies outside processes.dir is dropped: never read, never deleted', async () => {
+    const root = kit.tempRoot()
+    const options = kit.options(root)
+    const secret = path.join(root, 'secret.txt')
+    writeFileSync(secret, 'do not page me\n')
+    const stranger = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' })
+    kit.pids.add(stranger.pid!)
+    const entry = { id: 'proc_00000000ee03', pid: stranger.pid!, startTime: processStartTime(stranger.pid!)!, command: 'x', cwd: root, log: secret, background: true, notify: true, owner: null }
+    writeCheckpoint(options.checkpoint, { version: 1, processes: [entry], completions: [] })
+    const warnings: string[] = []
+    const registry = await kit.open(root, { retentionMs: 0, log: { debug() {}, info() {}, warn: (m) => warnings.push(m), error: (m) => warnings.push(m) } })
+    expect(registry.list()).toEqual([])
+    expect(warnings.join('\n')).toMatch(/names a log outside/)
+    expect(readFileSync(secret, 'utf8')).toBe('do not page me\n')
+    expect(isProcessAlive(stranger.pid!)).toBe(true)
+    expect(readCheckpoint(options.checkpoint).processes).toEqual([])
+  })
+
   test('a malformed checkpoint is reported and ignored', async () => {
     const root = kit.tempRoot()
     const warnings: string[] = []
     const options = kit.options(root)
     writeCheckpoint(options.checkpoint, { version: 1, processes: [], completions: [] })
-    const { writeFileSync } = await import('node:fs')
     writeFileSync(options.checkpoint, '{ not json')
     const registry = await kit.open(root, { log: { debug() {}, info() {}, warn: (m) => warnings.push(m), error: (m) => warnings.push(m) } })
     expect(registry.list()).toEqual([])
