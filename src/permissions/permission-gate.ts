@@ -140,8 +140,8 @@ export class PermissionGate implements Authoriser {
     const subject = subjectOf(tool, args, context)
     const subjects = args === item.args ? [subject] : [subject, subjectOf(tool, item.args, context)]
     const keys = subjects.flatMap(subjectKeys)
-    const destructive = safeDestructive(tool, args)
-    const facts: CallFacts = { readOnly: safeReadOnly(tool, args), destructive, edit: isEditCall(tool.name, subject, destructive) }
+    const destructive = safeDestructive(tool, args, { root: host.root })
+    const facts: CallFacts = { readOnly: safeReadOnly(tool, args, { root: host.root }), destructive, edit: isEditCall(tool.name, subject, destructive) }
     const decision = decidePermission({
       toolName: tool.name,
       mode: this.mode,

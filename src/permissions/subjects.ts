@@ -1,7 +1,7 @@
 import path from 'node:path'
 import { describeThrown } from '../errors.js'
 import { canonicalPath, comparablePath, isWithin, relativeToRoot } from '../paths.js'
-import type { Access, AnyTool } from '../types.js'
+import type { Access, AnyTool, BehaviourContext } from '../types.js'
 import { canonicalJson } from './canonical-json.js'
 
 /** One path a call touches, in the forms rules are matched against. */
@@ -77,7 +77,7 @@ function pathSubject(tool: AnyTool, args: Record<string, unknown>, context: Subj
   let entries: ReturnType<NonNullable<AnyTool['scope']>>
   try {
     if (tool.scope) entries = tool.scope(args)
-    else if (typeof args.path === 'string' && args.path !== '') entries = [{ path: args.path, access: safeReadOnly(tool, args) ? 'read' : 'write' }]
+    else if (typeof args.path === 'string' && args.path !== '') entries = [{ path: args.path, access: safeReadOnly(tool, args, { root: context.root }) ? 'read' : 'write' }]
     else return unresolved('the call has no `path`')
   } catch (error) {
     return unresolved(`its scope could not be computed: ${describeThrown(error)}`)
@@ -119,19 +119,19 @@ function squash(text: string): string {
   return text.trim().replace(/\s+/g, ' ')
 }
 
-/** `readOnly(args)` that fails safe: a throw means "not read-only". */
-export function safeReadOnly(tool: AnyTool, args: Record<string, unknown>): boolean {
+/** `readOnly(args, { root })` that fails safe: a throw means "not read-only". */
+export function safeReadOnly(tool: AnyTool, args: Record<string, unknown>, context: BehaviourContext): boolean {
   try {
-    return tool.readOnly(args) === true
+    return tool.readOnly(args, context) === true
   } catch {
     return false
   }
 }
 
-/** `destructive(args)` that fails safe: a throw means "destructive". */
-export function safeDestructive(tool: AnyTool, args: Record<string, unknown>): boolean {
+/** `destructive(args, { root })` that fails safe: a throw means "destructive". */
+export function safeDestructive(tool: AnyTool, args: Record<string, unknown>, context: BehaviourContext): boolean {
   try {
-    return tool.destructive(args) === true
+    return tool.destructive(args, context) === true
   } catch {
     return true
   }
