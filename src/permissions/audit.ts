@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { appendFile, mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import type { PermissionMode } from '../config/types.js'
@@ -39,14 +40,17 @@ export interface AuditEntry {
 export class AuditLog {
   readonly file: string
   readonly #onError: (error: Error) => void
+  readonly #root: string | undefined
   #buffer: string[] = []
   #writing: Promise<void> = Promise.resolve()
   #scheduled = false
   #failed = false
 
-  constructor(file: string, options: { onError: (error: Error) => void }) {
+  /** `root`: when given and gone (a deleted scratch workspace), lines are dropped instead of re-creating it. */
+  constructor(file: string, options: { onError: (error: Error) => void; root?: string }) {
     this.file = file
     this.#onError = options.onError
+    this.#root = options.root
   }
 
   /** Buffers one entry; it reaches the file soon after, in order. */
@@ -69,6 +73,7 @@ export class AuditLog {
   }
 
   async #append(text: string): Promise<void> {
+    if (this.#root !== undefined && !existsSync(this.#root)) return
     try {
       await mkdir(path.dirname(this.file), { recursive: true })
       await appendFile(this.file, text, 'utf8')

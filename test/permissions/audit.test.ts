@@ -1,9 +1,13 @@
-import { readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { registry, type AuditEntry } from '../../src/index.js'
 import { AuditLog } from '../../src/permissions/audit.js'
 import { makeRoot, permissionHost, recordingApprover, registerFixtureTools } from '../fixtures/permissions/tools.js'
+
+function cleanupDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true })
+}
 
 function readLines(file: string): AuditEntry[] {
   return readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as AuditEntry)
@@ -85,6 +89,18 @@ describe('the audit log', () => {
       await host.close()
     }
     expect(readLines(path.join(root, '.toolhost', 'audit.jsonl')).map((l) => l.callId)).toEqual(['first', 'second'])
+  })
+
+  test('a workspace deleted before the write is not re-created by the log', async () => {
+    const gone = path.join(root, 'scratch')
+    mkdirSync(gone)
+    const errors: string[] = []
+    const audit = new AuditLog(path.join(gone, '.toolhost', 'audit.jsonl'), { root: gone, onError: (e) => errors.push(e.message) })
+    audit.record({ time: new Date().toISOString(), callId: 'c', tool: 't', args: {}, subject: '', decision: 'allow', by: 'mode', mode: 'ask', reason: 'r' })
+    cleanupDir(gone)
+    await audit.flush()
+    expect(existsSync(gone)).toBe(false)
+    expect(errors).toEqual([])
   })
 
   test('record only buffers; the write happens after, and a failed write is reported once and never throws', async () => {

@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import { registry, type PermissionResult } from '../../src/index.js'
+import { existsSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { defineTool, registry, type PermissionResult } from '../../src/index.js'
 import { makeRoot, permissionHost, recordingApprover, registerFixtureTools, registerGuardedTool, type RunLog } from '../fixtures/permissions/tools.js'
 
 describe("the tool's own say (checkPermissions)", () => {
@@ -85,6 +87,26 @@ describe("the tool's own say (checkPermissions)", () => {
     const nonsense = await runGuarded({ behavior: 'maybe' } as never)
     expect(nonsense.result).toMatchObject({ ok: false, error: { code: 'E_DENIED' } })
     expect(ran).toEqual([])
+  })
+
+  test('destructive(args, { root }) sees the workspace root: overwriting an existing file asks in auto, a new file runs', async () => {
+    writeFileSync(path.join(root, 'exists.txt'), 'old')
+    registry.register(defineTool<{ path: string }>({
+      name: 'overwrite',
+      description: 'Destructive when the file exists.',
+      parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false },
+      pathScoped: true,
+      destructive: (args, context) => context === undefined || existsSync(path.resolve(context.root, args.path)),
+      handler: () => 'ok',
+    }))
+    const person = recordingApprover()
+    const host = await permissionHost(root, { mode: 'auto' }, { approve: person.approve })
+    await host.run([
+      { id: 'old', name: 'overwrite', arguments: { path: 'exists.txt' } },
+      { id: 'new', name: 'overwrite', arguments: { path: 'new.txt' } },
+    ])
+    await host.close()
+    expect(person.asked()).toEqual(['old'])
   })
 
   // Precedence: deny rule > tool deny > plan > bypass > session > ask rule > tool ask > allow rule > destructive > tool allow > mode.
