@@ -77,19 +77,24 @@ describe('toolhost serve over stdio, with the official SDK client', { timeout: 6
   })
 })
 
-describe('elicitation: approvals ask the client only when it can be asked', { timeout: 60_000 }, () => {
+describe('elicitation: clarify and approvals ask the client only when it can be asked', { timeout: 60_000 }, () => {
   const tmp = makeTempDir('toolhost-mcp-elicit-')
   afterAll(() => tmp.remove())
 
-  test('a client with elicitation is asked to approve a call in ask mode; its answer decides', async () => {
+  test('a client with elicitation answers clarify, and is asked to approve a call in ask mode; its answer decides', async () => {
     const { client } = await connectStdio(['--config', FIXTURE_CONFIG, '--permission-mode', 'ask'], { root: tmp.dir, elicitation: true })
     const asked: string[] = []
     let answer = 'allow-once'
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       asked.push(request.params.message)
+      if (request.params.message.startsWith('Which')) return { action: 'accept', content: { answer: 'blue' } }
       return { action: 'accept', content: { decision: answer } }
     })
     try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('clarify')
+      const clarified = await client.callTool({ name: 'clarify', arguments: { question: 'Which colour?', choices: ['red', 'blue'] } })
+      expect(clarified).toMatchObject({ isError: false, content: [{ text: 'blue' }] })
+      asked.length = 0
       const allowed = await client.callTool({ name: 'zap', arguments: { path: 'a.txt' } })
       expect(allowed.isError).toBe(false)
       expect((allowed.content as Text[])[0]!.text).toBe('zapped a.txt')
@@ -104,9 +109,13 @@ describe('elicitation: approvals ask the client only when it can be asked', { ti
     }
   })
 
-  test('a client without elicitation gets approvals denied', async () => {
+  test('a client without elicitation has no clarify and gets approvals denied', async () => {
     const { client } = await connectStdio(['--config', FIXTURE_CONFIG, '--permission-mode', 'ask'], { root: tmp.dir })
     try {
+      expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('clarify')
+      const clarify = await client.callTool({ name: 'clarify', arguments: { question: 'Which colour?' } })
+      expect(clarify.isError).toBe(true)
+      expect((clarify.content as Text[])[0]!.text).toContain('E_TOOL_UNAVAILABLE')
       const peek = await client.callTool({ name: 'peek', arguments: {} })
       expect(peek.isError).toBe(false) // read-only: no approval needed
       const denied = await client.callTool({ name: 'zap', arguments: { path: 'a.txt' } })
