@@ -45,6 +45,9 @@ export async function writeFileAtomic(root: string, target: ResolvedPath, conten
     } catch (error) {
       await handle?.close().catch(() => undefined)
       await unlink(temp).catch(() => undefined)
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        throw new ToolhostError('E_NOT_FOUND', `the folder of "${target.input}" was removed while the call ran; nothing was written. Try again`)
+      }
       throw error
     }
     return { created: existing === undefined, bytes: data.byteLength }

@@ -64,7 +64,8 @@ async function openChild(parent: FileHandle, part: string, shown: string, create
       try {
         await mkdir(where)
       } catch (made) {
-        if ((made as NodeJS.ErrnoException).code !== 'EEXIST') throw made
+        // ENOENT here: the folder held open was deleted meanwhile.
+        if ((made as NodeJS.ErrnoException).code !== 'EEXIST') throw await describeBlocked(where, shown, made)
       }
       try {
         return await open(where, DIR_NOFOLLOW)

@@ -45,13 +45,7 @@ export class Workspace {
    * reads inside the results folder are exempt from the deny list).
    */
   resolve(input: unknown, access: Access): ResolvedPath {
-    let canonical: string
-    try {
-      canonical = canonicalPath(input, this.root)
-    } catch (error) {
-      if (isToolhostError(error)) throw new ToolhostError(error.code, `path: ${error.message}`)
-      throw error
-    }
+    const canonical = canonicalWithRetry(input, this.root)
     const text = input as string
     this.recheck(canonical, access, text)
     return { path: canonical, relative: relativeToRoot(canonical, this.root), input: text }
@@ -100,6 +94,21 @@ export class Workspace {
     // Only a results folder that really lies inside the root is exempt, so a symlink planted at
     // .toolhost/results cannot turn the exemption into a way out.
     return isInsideRoot(dir, this.root, this.caseInsensitive) && dir !== this.root && isInsideRoot(canonical, dir, this.caseInsensitive)
+  }
+}
+
+// canonicalPath reads links one at a time; another process changing the tree in between can make
+// a step fail (a link gone before it was read). Try again a few times, then give up cleanly.
+function canonicalWithRetry(input: unknown, root: string): string {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return canonicalPath(input, root)
+    } catch (error) {
+      if (isToolhostError(error)) throw new ToolhostError(error.code, `path: ${error.message}`)
+      if (attempt >= 3) {
+        throw new ToolhostError('E_NOT_FOUND', `the path "${String(input)}" kept changing while it was being resolved (${(error as Error).message}); try again`)
+      }
+    }
   }
 }
 
