@@ -1,4 +1,6 @@
+import { readdirSync, rmSync, statSync } from 'node:fs'
 import { open, type FileHandle } from 'node:fs/promises'
+import path from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
 import { RollingBuffer, type NumberedLine } from './rolling-buffer.js'
 
@@ -177,4 +179,30 @@ function countNewlineBytes(bytes: Buffer): number {
     i = bytes.indexOf(10, i + 1)
   }
   return count
+}
+
+/**
+ * Deletes log files (`proc_<hex>.log`) in `dir` untouched for `retentionMs` that `isKept` does not
+ * claim: logs of processes no host remembers any more.
+ *
+ * @example
+ * removeStaleLogs('/ws/.toolhost/processes', 3_600_000, (file) => listed.has(file))
+ */
+export function removeStaleLogs(dir: string, retentionMs: number, isKept: (file: string) => boolean): void {
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch {
+    return
+  }
+  const now = Date.now()
+  for (const name of names) {
+    const file = path.join(dir, name)
+    if (!/^proc_[0-9a-f]+\.log$/.test(name) || isKept(file)) continue
+    try {
+      if (now - statSync(file).mtimeMs >= retentionMs) rmSync(file, { force: true })
+    } catch {
+      // Gone already, or not ours to remove.
+    }
+  }
 }

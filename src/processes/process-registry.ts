@@ -1,16 +1,16 @@
 import { randomBytes } from 'node:crypto'
-import { readdirSync, rmSync, statSync } from 'node:fs'
 import path from 'node:path'
 import type { ToolhostConfig } from '../config/types.js'
 import { ToolhostError } from '../errors.js'
-import { canonicalPath, comparablePath, isCaseInsensitiveFs, isWithin } from '../paths.js'
+import { isCaseInsensitiveFs } from '../paths.js'
 import type { Logger } from '../types.js'
 import { readCheckpoint, writeCheckpoint, type CheckpointOwner, type CheckpointProcess } from './checkpoint.js'
 import { CompletionQueue, type ProcessCompletion } from './completions.js'
-import { MAX_LINE_BYTES, readLogLines } from './log-file.js'
+import { removeStaleLogs } from './log-file.js'
+import { pageLog, type LogPage } from './log-page.js'
 import { ManagedProcess, type ProcessInfo, type ProcessSpec } from './managed-process.js'
-import type { NumberedLine } from './rolling-buffer.js'
 import { isSameProcess, processStartTime } from './start-time.js'
+import { resolveWorkingFolder } from './working-folder.js'
 
 declare module '../types.js' {
   interface HostServices {
@@ -46,25 +46,7 @@ export interface SpawnOptions {
   notifyOnComplete?: boolean
 }
 
-export interface LineRange {
-  from: number
-  to: number
-}
-
-/** One page of a process's output by stable line numbers. */
-export interface LogPage {
-  id: string
-  from: number
-  to: number
-  totalLines: number
-  /** Lines before this one are no longer in memory (they are read from the log file). */
-  firstLineInMemory: number
-  lines: NumberedLine[]
-  fromMemory: LineRange | null
-  fromFile: LineRange | null
-  /** Lines of the page found neither in memory nor in the log file (it was deleted). */
-  missing: LineRange | null
-}
+export type { LineRange, LogPage } from './log-page.js'
 
 export type WaitOutcome = 'exited' | 'timeout' | 'interrupted'
 
@@ -72,9 +54,6 @@ export type ProcessEvent =
   | { type: 'spawned'; process: ProcessInfo }
   | { type: 'exited'; process: ProcessInfo }
   | { type: 'completion'; completion: ProcessCompletion }
-
-const DEFAULT_LOG_LINES = 200
-const MAX_LOG_LINES = 5000
 
 /**
  * Every process a host started (or adopted): spawn, poll, page, wait, kill, write, list; bounded
@@ -143,7 +122,7 @@ export class ProcessRegistry {
     if (running.length + this.#starting >= this.options.maxRunning) {
       throw new ToolhostError('E_LIMIT', `cannot start another process: ${running.length + this.#starting} are running and processes.max_running is ${this.options.maxRunning}. Wait for one to end (process action "wait") or stop one (process action "kill"); running: ${running.map((p) => p.id).join(', ') || '(starting)'}`)
     }
-    const cwd = this.#resolveCwd(options.cwd)
+    const cwd = resolveWorkingFolder(options.cwd, this.options.root, this.#caseInsensitive)
     const id = this.#newId()
     this.#starting++
     let managed: ManagedProcess
@@ -190,39 +169,7 @@ export class ProcessRegistry {
    * without `offset`, the last `limit` lines. Lines no longer in memory are read from the log file.
    */
   async log(id: string, page: { offset?: number; limit?: number } = {}): Promise<LogPage> {
-    const managed = this.#get(id)
-    const limit = page.limit ?? DEFAULT_LOG_LINES
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LOG_LINES) throw new ToolhostError('E_ARGS_INVALID', `limit must be an integer from 1 to ${MAX_LOG_LINES}, got ${String(limit)}`)
-    if (page.offset !== undefined && (!Number.isInteger(page.offset) || page.offset < 1)) throw new ToolhostError('E_ARGS_INVALID', `offset is a 1-based line number, got ${String(page.offset)}`)
-    await managed.tail.catchUp().catch(() => {})
-    const buffer = managed.tail.buffer
-    const totalLines = buffer.lineCount
-    const from = page.offset ?? Math.max(1, totalLines - limit + 1)
-    const to = Math.min(totalLines, from + limit - 1)
-    const firstLineInMemory = buffer.firstLineInMemory
-    const memory = buffer.lines(Math.max(from, firstLineInMemory), to).map(capLine)
-    let file: NumberedLine[] = []
-    if (from < firstLineInMemory && from <= to) {
-      try {
-        file = await readLogLines(managed.spec.log, from, Math.min(to, firstLineInMemory - 1), managed.tail.markBefore(from))
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-      }
-    }
-    const lines = [...file, ...memory]
-    const fileEnd = file.at(-1)?.n ?? from - 1
-    const missingTo = Math.min(to, firstLineInMemory - 1)
-    return {
-      id,
-      from,
-      to,
-      totalLines,
-      firstLineInMemory,
-      lines,
-      fromMemory: rangeOf(memory),
-      fromFile: rangeOf(file),
-      missing: fileEnd < missingTo ? { from: fileEnd + 1, to: missingTo } : null,
-    }
+    return pageLog(id, this.#get(id).tail, page)
   }
 
   /** Waits for the process to end: `exited`, or `timeout` after `timeoutMs`, or `interrupted` by `signal`. */
@@ -322,7 +269,8 @@ export class ProcessRegistry {
     }
     await Promise.all(ended)
     this.#save()
-    this.#removeStaleLogs(new Set(checkpoint.processes.map((p) => path.resolve(p.log))))
+    const listed = new Set(checkpoint.processes.map((p) => path.resolve(p.log)))
+    removeStaleLogs(this.options.dir, this.options.retentionMs, (file) => listed.has(file) || this.#records.has(path.basename(file, '.log')))
   }
 
   #ownedByOpenHost(owner: CheckpointOwner | null): boolean {
@@ -374,42 +322,6 @@ export class ProcessRegistry {
     }
   }
 
-  // Log files of processes no host remembers any more, older than the retention time.
-  #removeStaleLogs(listed: Set<string>): void {
-    let names: string[]
-    try {
-      names = readdirSync(this.options.dir)
-    } catch {
-      return
-    }
-    const now = Date.now()
-    for (const name of names) {
-      const file = path.join(this.options.dir, name)
-      if (!/^proc_[a-z0-9]+\.log$/.test(name) || listed.has(file) || this.#records.has(name.slice(0, -4))) continue
-      try {
-        if (now - statSync(file).mtimeMs >= this.options.retentionMs) rmSync(file, { force: true })
-      } catch {
-        // Gone already, or not ours to remove.
-      }
-    }
-  }
-
-  #resolveCwd(input: string | undefined): string {
-    const root = this.options.root
-    const canonical = canonicalPath(input ?? '.', root)
-    if (!isWithin(comparablePath(canonical, this.#caseInsensitive), comparablePath(root, this.#caseInsensitive))) {
-      throw new ToolhostError('E_PATH_OUTSIDE_ROOT', `the working folder ${JSON.stringify(input)} resolves to ${canonical}, outside the workspace root ${root}; give a folder inside the root (relative paths are relative to it)`)
-    }
-    let isFolder = false
-    try {
-      isFolder = statSync(canonical).isDirectory()
-    } catch {
-      throw new ToolhostError('E_NOT_FOUND', `the working folder ${JSON.stringify(input)} does not exist (${canonical}); create it first or use another folder`)
-    }
-    if (!isFolder) throw new ToolhostError('E_ARGS_INVALID', `the working folder ${JSON.stringify(input)} is a file, not a folder`)
-    return canonical
-  }
-
   #get(id: string): ManagedProcess {
     this.#prune()
     const managed = typeof id === 'string' ? this.#records.get(id) : undefined
@@ -454,13 +366,4 @@ function completionOf(managed: ManagedProcess): ProcessCompletion {
     endedAt: new Date(managed.endedAt ?? Date.now()).toISOString(),
     ...(note === undefined ? {} : { note }),
   }
-}
-
-function capLine(line: NumberedLine): NumberedLine {
-  if (line.text.length <= MAX_LINE_BYTES) return line
-  return { n: line.n, text: `${line.text.slice(0, MAX_LINE_BYTES)}… [line cut: ${line.text.length - MAX_LINE_BYTES} more characters]` }
-}
-
-function rangeOf(lines: NumberedLine[]): LineRange | null {
-  return lines.length === 0 ? null : { from: lines[0]!.n, to: lines.at(-1)!.n }
 }
