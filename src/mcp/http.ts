@@ -19,7 +19,8 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024
 /**
  * Serves `host` over MCP Streamable HTTP at `http://HOST:PORT/mcp`, one MCP session per client
  * (`mcp-session-id`), all sharing the host's scheduler. Binds to `hostname` only (127.0.0.1 unless
- * `serve.host` says otherwise). Port 0 picks a free port.
+ * `serve.host` says otherwise). Port 0 picks a free port. On a loopback address, requests whose Host
+ * header names another host, or that come from a non-loopback browser Origin, are refused (403).
  *
  * @example
  * const endpoint = await serveHttp(host, sessions, { port: 8765, hostname: '127.0.0.1' })
@@ -27,7 +28,12 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024
 export async function serveHttp(host: Host, sessions: McpSessions, options: { port: number; hostname: string }): Promise<HttpEndpoint> {
   const transports = new Map<string, StreamableHTTPServerTransport>()
 
+  let allowedHosts: Set<string> | undefined
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // DNS rebinding: a web page must not reach a loopback server under another name or from its origin.
+    if (allowedHosts && (!allowedHosts.has(req.headers.host ?? '') || !isLoopbackOrigin(req.headers.origin))) {
+      return reply(res, 403, `refused: Host ${JSON.stringify(req.headers.host)} / Origin ${JSON.stringify(req.headers.origin)} is not this loopback server`)
+    }
     const url = new URL(req.url ?? '/', 'http://localhost')
     if (url.pathname !== '/mcp') return reply(res, 404, 'not found: the MCP endpoint is /mcp')
     const sessionId = req.headers['mcp-session-id']
@@ -64,6 +70,7 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
     http.listen(options.port, options.hostname, () => resolve())
   })
   const { port } = http.address() as AddressInfo
+  if (isLoopback(options.hostname)) allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`])
   const shownHost = options.hostname.includes(':') ? `[${options.hostname}]` : options.hostname
   return {
     url: `http://${shownHost}:${port}/mcp`,
@@ -93,5 +100,19 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
     return JSON.parse(Buffer.concat(chunks).toString('utf8'))
   } catch {
     return undefined
+  }
+}
+
+function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '::1' || /^127\./.test(hostname)
+}
+
+function isLoopbackOrigin(origin: string | undefined): boolean {
+  if (origin === undefined) return true // not a browser
+  try {
+    const { hostname } = new URL(origin)
+    return isLoopback(hostname.replace(/^\[|\]$/g, ''))
+  } catch {
+    return false
   }
 }

@@ -56,4 +56,20 @@ describe('toolhost serve --http (Streamable HTTP), two clients', { timeout: 60_0
     const noSession = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) })
     expect(noSession.status).toBe(400)
   })
+
+  test('DNS rebinding: another Host name or a foreign browser Origin is refused', async () => {
+    const { request } = await import('node:http')
+    const status = (headers: Record<string, string>) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(server.url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+          res.resume()
+          resolve(res.statusCode ?? 0)
+        })
+        req.on('error', reject)
+        req.end('{}')
+      })
+    expect(await status({ host: `evil.example:${server.url.port}` })).toBe(403)
+    expect(await status({ origin: 'https://evil.example' })).toBe(403)
+    expect(await status({ origin: `http://localhost:${server.url.port}` })).toBe(400) // allowed through, then: not an initialize request
+  })
 })
