@@ -1,7 +1,12 @@
 import type { PermissionMode } from '../config/types.js'
 import type { CallSubject } from './subjects.js'
 
-/** What each permission mode lets run without asking (also the CLI's help and the README's table). */
+/**
+ * What each permission mode lets run without asking (the demo prints it; the README has the table).
+ *
+ * @example
+ * PERMISSION_MODES['accept-edits'] // 'read-only calls and file edits inside the workspace run; every other call asks'
+ */
 export const PERMISSION_MODES: Readonly<Record<PermissionMode, string>> = {
   ask: 'read-only calls run; every other call asks',
   'accept-edits': 'read-only calls and file edits inside the workspace run; every other call asks',

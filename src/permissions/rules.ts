@@ -63,7 +63,12 @@ export function parseRule(text: unknown, list: RuleList, index: number, file: st
   return { list, index, source: trimmed, where, namesTool, pattern }
 }
 
-/** Parses the three lists of `permissions`; the first bad rule throws, naming it. */
+/**
+ * Parses the three lists of `permissions`; the first bad rule throws, naming it.
+ *
+ * @example
+ * parseRules({ allow: ['write_file(src/**)'], ask: [], deny: ['read_file(**\/*.pem)'] }, 'config.yaml').deny[0]!.where // 'permissions.deny[0]'
+ */
 export function parseRules(config: { allow: readonly unknown[]; ask: readonly unknown[]; deny: readonly unknown[] }, file: string): PermissionRules {
   return {
     allow: config.allow.map((text, i) => parseRule(text, 'allow', i, file)),
