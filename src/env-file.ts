@@ -21,7 +21,7 @@ export function loadEnvFile(file: string, env: NodeJS.ProcessEnv = process.env):
   const parsed = parse(text)
   const set: string[] = []
   for (const [name, value] of Object.entries(parsed)) {
-    if (env[name] === undefined) {
+    if (!Object.hasOwn(env, name) || env[name] === undefined) {
       env[name] = value
       set.push(name)
     }

@@ -227,7 +227,8 @@ export class ToolRegistry {
     const timeoutMs = options.checkTimeoutMs ?? 2000
     const checks = new Map<NonNullable<AnyTool['check']>, Promise<string | undefined> | string | undefined>()
     const missing: (string | undefined)[] = entries.map((e) => {
-      const absent = e.tool.requiresEnv.filter((name) => !env[name])
+      // Own keys only: a plain env object inherits `toString`, `constructor`, … from Object.prototype.
+      const absent = e.tool.requiresEnv.filter((name) => !(Object.hasOwn(env, name) && env[name]))
       return absent.length > 0 ? `missing env var${absent.length > 1 ? 's' : ''} ${absent.join(', ')}` : undefined
     })
     entries.forEach((e, i) => {

@@ -165,6 +165,7 @@ describe('availability (fail closed)', () => {
     { why: 'check rejects', extra: { check: () => Promise.reject(new Error('expired')) }, env: {}, reason: 'check threw: expired' },
     { why: 'async check false', extra: { check: async () => false }, env: {}, reason: 'check returned false' },
     { why: 'check never settles', extra: { check: () => new Promise<boolean>(() => {}) }, env: {}, reason: 'check took longer than 30 ms' },
+    { why: 'a name Object.prototype has', extra: { requiresEnv: ['toString', 'constructor'] }, env: {}, reason: 'missing env vars toString, constructor' },
     { why: 'env missing: check not run', extra: { requiresEnv: ['T'], check: () => { throw new Error('must not run') } }, env: {}, reason: 'missing env var T' },
   ])('$why → $reason', async ({ extra, env, reason }) => {
     reg.register(defineTool(spec('t', extra as Partial<ToolSpec>)))

@@ -35,6 +35,14 @@ describe('loadEnvFile', () => {
     expect(env).toEqual({ TOOLHOST_FIXTURE_A: 'real', EMPTY: '', TOOLHOST_FIXTURE_TOKEN: 'from-dotenv' })
   })
 
+  test('a variable named like an Object.prototype member is still set from the file', () => {
+    const file = path.join(dir, 'proto.env')
+    writeFileSync(file, 'constructor=from-file\n')
+    const env: NodeJS.ProcessEnv = {}
+    expect(loadEnvFile(file, env)).toEqual(['constructor'])
+    expect(Object.hasOwn(env, 'constructor') && env.constructor).toBe('from-file')
+  })
+
   test('a missing file is no error and sets nothing', () => {
     const env: NodeJS.ProcessEnv = {}
     expect(loadEnvFile(path.join(dir, 'nope.env'), env)).toEqual([])
