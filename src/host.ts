@@ -1,7 +1,8 @@
 import path from 'node:path'
 import type { ToolhostConfig } from './config/types.js'
 import { admitCalls, behaviourSets, computeFootprint, type Admission } from './dispatch/admit.js'
-import { executeCall } from './dispatch/execute-call.js'
+import { CallContext } from './dispatch/call-context.js'
+import { executeCall, type Execution } from './dispatch/execute-call.js'
 import type { BehaviourSets, Footprint } from './dispatch/footprint.js'
 import { batchBlocker, explainWaits, planModeWaits } from './dispatch/plan.js'
 import { Scheduler, type JobOutcome, type SchedulableCall, type SchedulerEvent, type Wait } from './dispatch/scheduler.js'
@@ -270,7 +271,7 @@ export class Host {
           id: item.call.id,
           footprint: this.footprintOf(item.tool, args),
           ...(decision.gate ? { gate: decision.gate } : {}),
-          start: () => this.#start(item, args),
+          start: this.#starter(item, args),
         },
       })
     })
@@ -292,30 +293,30 @@ export class Host {
     }
   }
 
-  #start(item: AuthoriseItem, args: Record<string, unknown>) {
+  // Hot path: closures here are returned, not assigned to a named property, because tsx (esbuild
+  // keepNames) wraps a named closure in a defineProperty call that costs microseconds per call.
+  #starter(item: AuthoriseItem, args: Record<string, unknown>): () => Execution {
+    return () => this.#start(item, args)
+  }
+
+  #start(item: AuthoriseItem, args: Record<string, unknown>): Execution {
     const timeoutMs = item.tool.timeoutMs ?? this.config.dispatch.timeout_ms
-    return executeCall(item.tool, args, (signal) => this.#context(item.call.id, signal), {
+    const callId = item.call.id
+    return executeCall(item.tool, args, (signal) => new CallContext(this, callId, signal, this.#progressOf(callId)), {
       timeoutMs,
       graceMs: this.config.dispatch.interrupt_grace_ms,
-      onAbandon: (why) => this.log.warn(`${why}; its worker slot and path reservations are released now (tools must honour ctx.signal)`, { callId: item.call.id }),
+      onAbandon: this.#abandonWarning(callId),
     })
   }
 
-  #context(callId: string, signal: () => AbortSignal): ToolContext {
-    return {
-      get signal() {
-        return signal()
-      },
-      callId,
-      root: this.root,
-      config: this.config,
-      log: this.log,
-      session: this.session,
-      ask: this.ask,
-      services: this.services,
-      progress: (message, progress, total) => this.#emit({ type: 'progress', id: callId, message, ...(progress === undefined ? {} : { progress }), ...(total === undefined ? {} : { total }) }),
-    }
+  #abandonWarning(callId: string): (why: string) => void {
+    return (why) => this.log.warn(`${why}; its worker slot and path reservations are released now (tools must honour ctx.signal)`, { callId })
   }
+
+  #progressOf(callId: string): ToolContext['progress'] {
+    return (message, progress, total) => this.#emit({ type: 'progress', id: callId, message, ...(progress === undefined ? {} : { progress }), ...(total === undefined ? {} : { total }) })
+  }
+
 
   async #shape(item: AuthoriseItem, outcome: JobOutcome, trace: boolean): Promise<ToolResult> {
     const { call, tool } = item

@@ -161,21 +161,24 @@ export class Scheduler {
 
   #collectConflicts(job: Job): void {
     const fp = job.call.footprint
-    const consider = (earlier: Job): void => {
-      const reason = conflictReason(earlier.call.footprint, fp, earlier.call.id)
-      if (reason !== undefined) {
-        job.deps.push(earlier)
-        job.waits.push({ id: earlier.call.id, reason })
-      }
-    }
     if (fp.kind === 'barrier') {
       // Everything unreleased, in arrival order.
-      for (const earlier of this.#inArrivalOrder()) consider(earlier)
+      for (const earlier of this.#inArrivalOrder()) this.#consider(job, earlier)
       return
     }
-    for (const earlier of this.#barriers) consider(earlier)
-    if (fp.kind === 'scoped') for (const earlier of this.#scoped) consider(earlier)
+    for (const earlier of this.#barriers) this.#consider(job, earlier)
+    if (fp.kind === 'scoped') for (const earlier of this.#scoped) this.#consider(job, earlier)
   }
+
+  // A method, not a closure made per call: under tsx a named closure costs a defineProperty.
+  #consider(job: Job, earlier: Job): void {
+    const reason = conflictReason(earlier.call.footprint, job.call.footprint, earlier.call.id)
+    if (reason !== undefined) {
+      job.deps.push(earlier)
+      job.waits.push({ id: earlier.call.id, reason })
+    }
+  }
+
 
   #inArrivalOrder(): Job[] {
     return [...this.#barriers, ...this.#scoped, ...this.#free].sort((a, b) => a.seq - b.seq)
