@@ -58,17 +58,29 @@ export function lineOf(text: string, index: number): number {
   return line
 }
 
-// A hint for the common near miss: the text is there but its whitespace differs.
+// A hint for the common near miss: the text is there but its whitespace differs. Both texts are
+// compared with every run of whitespace squashed to one space, keeping each character's line.
 function nearMiss(text: string, oldString: string): string {
-  const squash = (s: string): string => s.replace(/\s+/g, ' ').trim()
-  const target = squash(oldString)
+  const target = oldString.replace(/\s+/g, ' ').trim()
   if (target === '') return ''
-  const first = target.split(' ')[0]!
-  const lines = text.split('\n')
-  for (let i = 0; i < lines.length; i++) {
-    if (!lines[i]!.includes(first)) continue
-    const window = squash(lines.slice(i, i + oldString.split('\n').length + 2).join('\n'))
-    if (window.includes(target)) return ` (text matching it apart from whitespace starts on line ${i + 1})`
+  let squashed = ''
+  const lineAt: number[] = []
+  let line = 1
+  let inSpace = false
+  for (const ch of text) {
+    if (/\s/.test(ch)) {
+      if (!inSpace) {
+        squashed += ' '
+        lineAt.push(line)
+      }
+      inSpace = true
+      if (ch === '\n') line++
+      continue
+    }
+    inSpace = false
+    squashed += ch
+    lineAt.push(line)
   }
-  return ''
+  const at = squashed.indexOf(target)
+  return at === -1 ? '' : ` (text matching it apart from whitespace starts on line ${lineAt[at]})`
 }
