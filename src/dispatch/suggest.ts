@@ -1,26 +1,40 @@
-/** Up to three names closest to `wanted` (edit distance, or one containing the other). */
+/**
+ * Up to three registered names closest to `wanted`, closest first: within a few edits (a swap of two
+ * neighbouring letters counts as one), or containing it / contained in it. An empty name gets none.
+ *
+ * @example
+ * suggestNames('ecko', ['echo', 'wait']) // ['echo']
+ */
 export function suggestNames(wanted: string, names: readonly string[]): string[] {
   const target = wanted.toLowerCase()
+  if (target === '') return []
+  // One edit per three letters, at least one: two edits turn a short name into any other.
+  const bound = Math.max(1, Math.floor(target.length / 3))
   const scored = names
     .map((name) => {
       const lower = name.toLowerCase()
       const distance = editDistance(target, lower)
-      const contains = lower.includes(target) || target.includes(lower)
+      const contains = Math.min(lower.length, target.length) >= 3 && (lower.includes(target) || target.includes(lower))
       return { name, score: contains ? Math.min(distance, 1) : distance }
     })
-    .filter((s) => s.score <= Math.max(2, Math.floor(target.length / 3)))
+    .filter((s) => s.score <= bound)
     .sort((a, b) => a.score - b.score || a.name.localeCompare(b.name))
   return scored.slice(0, 3).map((s) => s.name)
 }
 
+/** Edit distance counting insertions, deletions, substitutions and swaps of neighbours (one each). */
 function editDistance(a: string, b: string): number {
   if (a === b) return 0
+  let before: number[] = []
   let previous = Array.from({ length: b.length + 1 }, (_, i) => i)
   for (let i = 1; i <= a.length; i++) {
     const current = [i]
     for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+      let best = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, before[j - 2]! + 1)
+      current[j] = best
     }
+    before = previous
     previous = current
   }
   return previous[b.length]!
