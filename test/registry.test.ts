@@ -164,6 +164,7 @@ describe('availability (fail closed)', () => {
     { why: 'check throws', extra: { check: () => { throw new Error('down') } }, env: {}, reason: 'check threw: down' },
     { why: 'check rejects', extra: { check: () => Promise.reject(new Error('expired')) }, env: {}, reason: 'check threw: expired' },
     { why: 'async check false', extra: { check: async () => false }, env: {}, reason: 'check returned false' },
+    // Timing: only the 30 ms bound can end this check.
     { why: 'check never settles', extra: { check: () => new Promise<boolean>(() => {}) }, env: {}, reason: 'check took longer than 30 ms' },
     { why: 'a name Object.prototype has', extra: { requiresEnv: ['toString', 'constructor'] }, env: {}, reason: 'missing env vars toString, constructor' },
     { why: 'env missing: check not run', extra: { requiresEnv: ['T'], check: () => { throw new Error('must not run') } }, env: {}, reason: 'missing env var T' },
