@@ -48,6 +48,7 @@ async function main(): Promise<number> {
   }
   out(`# toolhost benchmarks — ${new Date().toISOString()}${options.quick ? ' (quick)' : ''}`)
   out(`machine: ${machine()}`)
+  out(`load average at start (1/5/15 min): ${os.loadavg().map((l) => fmt(l, 2)).join(' / ')}`)
   out(`command: npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}\n`)
   const targets: string[] = []
   const started = performance.now()
@@ -60,7 +61,7 @@ async function main(): Promise<number> {
   }
   out('### Targets\n')
   for (const target of targets) out(`- ${target}`)
-  out(`\ntotal: ${fmt((performance.now() - started) / 1000, 1)} s`)
+  out(`\ntotal: ${fmt((performance.now() - started) / 1000, 1)} s; load average at the end: ${os.loadavg().map((l) => fmt(l, 2)).join(' / ')}`)
   return 0
 }
 

@@ -66,15 +66,16 @@ export async function runStartup(options: BenchOptions): Promise<{ tables: Table
     for (const { what, args } of commands) {
       // The first spawn is the cold one (tsx's transform cache for new files is empty).
       const first = spawnTimed(args)
-      const rest = Array.from({ length: Math.max(1, options.spawns - 1) }, () => spawnTimed(args))
-      const warm = median(rest.map((r) => r.ms))
+      const rest = Array.from({ length: options.spawns - 1 }, () => spawnTimed(args))
+      // With one spawn only (--quick), the first spawn is the figure.
+      const warm = rest.length > 0 ? median(rest.map((r) => r.ms)) : first.ms
       if (what === 'node -e 0') base = warm
-      rows.push([what, first.tools ?? '—', fmt(first.ms, 0), fmt(warm, 0), what === 'node -e 0' ? '—' : fmt(warm - base, 0)])
+      rows.push([what, first.tools ?? '—', fmt(first.ms, 0), rest.length > 0 ? fmt(warm, 0) : '—', what === 'node -e 0' ? '—' : fmt(warm - base, 0)])
     }
     return {
       tables: [
         {
-          title: `3. Start-up — fresh processes (first spawn, then median of ${Math.max(1, options.spawns - 1)} more)`,
+          title: `3. Start-up — fresh processes (first spawn, then median of ${options.spawns - 1} more)`,
           headers: ['command', 'tools listed', 'first spawn (ms)', 'median after (ms)', 'over node -e 0 (ms)'],
           rows,
           notes: [
