@@ -24,9 +24,9 @@ export interface WriteOutcome {
  * @example
  * await writeFileAtomic('/work', resolveInRoot('notes/today.md', '/work'), '# Today\n', false)
  */
-export async function writeFileAtomic(root: string, target: ResolvedPath, content: string | Uint8Array, caseInsensitive: boolean): Promise<WriteOutcome> {
+export async function writeFileAtomic(root: string, target: ResolvedPath, content: string | Uint8Array, caseInsensitive: boolean, portable = false): Promise<WriteOutcome> {
   const { parts, name } = splitTarget(target)
-  const folder = await openFolderInRoot(root, parts, { create: true, caseInsensitive, expected: path.dirname(target.path) })
+  const folder = await openFolderInRoot(root, parts, { create: true, caseInsensitive, expected: path.dirname(target.path), portable })
   try {
     const finalPath = folder.entry(name)
     const existing = await lstatOrUndefined(finalPath)
@@ -60,9 +60,9 @@ export async function writeFileAtomic(root: string, target: ResolvedPath, conten
  * Removes a file the wall already resolved (`unlink` never follows a symlink); used by `patch` to
  * delete a file and to roll back a file it created. Missing files are not an error.
  */
-export async function removeFileInRoot(root: string, target: ResolvedPath, caseInsensitive: boolean): Promise<void> {
+export async function removeFileInRoot(root: string, target: ResolvedPath, caseInsensitive: boolean, portable = false): Promise<void> {
   const { parts, name } = splitTarget(target)
-  const folder = await openFolderInRoot(root, parts, { create: false, caseInsensitive, expected: path.dirname(target.path) })
+  const folder = await openFolderInRoot(root, parts, { create: false, caseInsensitive, expected: path.dirname(target.path), portable })
   try {
     const entry = folder.entry(name)
     const stats = await lstatOrUndefined(entry)

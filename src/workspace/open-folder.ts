@@ -17,6 +17,8 @@ export interface OpenFolderOptions {
   caseInsensitive: boolean
   /** The canonical folder the walk must end in; anything else means the tree changed underneath. */
   expected: string
+  /** Use the path-based fallback even where `/proc/self/fd` exists (tests of the fallback). */
+  portable?: boolean
 }
 
 /**
@@ -31,7 +33,7 @@ export interface OpenFolderOptions {
  * const folder = await openFolderInRoot('/work', ['src', 'new'], { create: true, caseInsensitive: false, expected: '/work/src/new' })
  */
 export async function openFolderInRoot(root: string, parts: readonly string[], options: OpenFolderOptions): Promise<OpenFolder> {
-  return hasFdPaths ? walkByDescriptor(root, parts, options) : walkByPath(root, parts, options)
+  return hasFdPaths && options.portable !== true ? walkByDescriptor(root, parts, options) : walkByPath(root, parts, options)
 }
 
 async function walkByDescriptor(root: string, parts: readonly string[], options: OpenFolderOptions): Promise<OpenFolder> {

@@ -14,7 +14,7 @@ import type { ResolvedPath } from './resolve-in-root.js'
  * @example
  * const bytes = await readFileInRoot(resolved, (real) => workspace.recheck(real, 'read', resolved.input), false)
  */
-export async function readFileInRoot(target: ResolvedPath, recheck: (real: string) => void, caseInsensitive: boolean): Promise<Buffer> {
+export async function readFileInRoot(target: ResolvedPath, recheck: (real: string) => void, caseInsensitive: boolean, portable = false): Promise<Buffer> {
   let handle: FileHandle
   try {
     handle = await open(target.path, READ_NOFOLLOW)
@@ -22,7 +22,7 @@ export async function readFileInRoot(target: ResolvedPath, recheck: (real: strin
     throw describeOpenError(target, error)
   }
   try {
-    const real = (await realPathOfFd(handle.fd)) ?? (await fallbackRealPath(handle, target))
+    const real = (portable ? undefined : await realPathOfFd(handle.fd)) ?? (await fallbackRealPath(handle, target))
     if (comparablePath(real, caseInsensitive) !== comparablePath(target.path, caseInsensitive)) recheck(real)
     const stats = await handle.stat()
     if (stats.isDirectory()) throw new ToolhostError('E_ARGS_INVALID', `"${target.input}" is a folder, not a file; use search_files with target "files" to list it`)

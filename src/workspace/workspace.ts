@@ -13,6 +13,8 @@ export interface WorkspaceOptions {
   resultsDir?: string
   /** Override the probe of the root's file system. */
   caseInsensitive?: boolean
+  /** Use the path-based fallback even where `/proc/self/fd` exists (to test it on Linux). */
+  portable?: boolean
 }
 
 /**
@@ -30,6 +32,7 @@ export class Workspace {
   readonly caseInsensitive: boolean
   readonly #deny: DenyList
   readonly #resultsDir: string | undefined
+  readonly #portable: boolean
 
   /** `root` must be canonical (the host's `ctx.root` is). */
   constructor(root: string, options: WorkspaceOptions = {}) {
@@ -37,6 +40,7 @@ export class Workspace {
     this.caseInsensitive = options.caseInsensitive ?? isCaseInsensitiveFs(root)
     this.#deny = compileDenyList(options.deny ?? [], this.caseInsensitive)
     this.#resultsDir = options.resultsDir
+    this.#portable = options.portable ?? false
   }
 
   /**
@@ -68,19 +72,19 @@ export class Workspace {
 
   /** The bytes of a resolved file, proving the opened file is the checked one. */
   readFile(target: ResolvedPath): Promise<Buffer> {
-    return readFileInRoot(target, (real) => this.recheck(real, 'read', target.input), this.caseInsensitive)
+    return readFileInRoot(target, (real) => this.recheck(real, 'read', target.input), this.caseInsensitive, this.#portable)
   }
 
   /** Writes atomically (temp file + rename), creating folders inside the root. */
   writeFile(target: ResolvedPath, content: string | Uint8Array): Promise<WriteOutcome> {
     this.recheck(target.path, 'write', target.input)
-    return writeFileAtomic(this.root, target, content, this.caseInsensitive)
+    return writeFileAtomic(this.root, target, content, this.caseInsensitive, this.#portable)
   }
 
   /** Removes a file (never a folder, never through a symlink). */
   removeFile(target: ResolvedPath): Promise<void> {
     this.recheck(target.path, 'write', target.input)
-    return removeFileInRoot(this.root, target, this.caseInsensitive)
+    return removeFileInRoot(this.root, target, this.caseInsensitive, this.#portable)
   }
 
   #isInResults(canonical: string): boolean {
