@@ -138,6 +138,16 @@ describe('mcp_servers config faults and names', () => {
     await expect(promise).rejects.toThrow(message)
   })
 
+  test('a server that cannot be started is reported and the host still starts', async () => {
+    const host = await createHost({ config: { plugins: { dirs: [] }, env_file: '', mcp_servers: { gone: { command: 'toolhost-no-such-command-xyz' } } }, loadPlugins: false, log: silentLogger, registry: new ToolRegistry() })
+    try {
+      expect(host.services.mcpClients).toEqual([{ server: 'gone', connected: false, tools: [], problems: [expect.stringMatching(/^cannot connect: /)] }])
+      expect(host.registry.list()).toEqual([])
+    } finally {
+      await host.close()
+    }
+  })
+
   test.each([
     { server: 'fx', tool: 'add', name: 'mcp_fx_add' },
     { server: 'fx', tool: 'read file', name: 'mcp_fx_read_file' },
