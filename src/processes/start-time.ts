@@ -21,7 +21,7 @@ let bootTimeMs: number | undefined
 export function processStartTime(pid: number): number | undefined {
   if (!Number.isInteger(pid) || pid <= 0) return undefined
   if (process.platform === 'linux') return linuxStartTime(pid)
-  return psStartTime(pid)
+  return startTimeFromPs(pid)
 }
 
 /**
@@ -93,7 +93,13 @@ function linuxClockTicks(): number {
   return clockTicks
 }
 
-function psStartTime(pid: number): number | undefined {
+/**
+ * The start time `ps -o lstart=` reports (second resolution; macOS and the BSDs), in ms since the epoch.
+ *
+ * @example
+ * startTimeFromPs(process.pid) // 1732912345000
+ */
+export function startTimeFromPs(pid: number): number | undefined {
   try {
     const text = execFileSync('ps', ['-o', 'lstart=', '-p', String(pid)], { encoding: 'utf8', env: { ...process.env, LC_ALL: 'C', TZ: 'UTC' } }).trim()
     if (text === '') return undefined

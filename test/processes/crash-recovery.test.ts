@@ -9,7 +9,7 @@ const kit = new ProcessTestKit()
 afterEach(() => kit.cleanup())
 
 describe('crash recovery', () => {
-  test('the host process dies by SIGKILL while its child lives on; a new host adopts it, pages its log and kills it', async () => {
+  test('the host process dies by SIGKILL while its child lives on; a new host adopts it, pages its log and kills it', { timeout: 60_000 }, async () => {
     const root = kit.tempRoot()
     const host = spawn(process.execPath, ['bin/run-ts.mjs', 'test/fixtures/processes/crash-host.ts', root], { stdio: ['ignore', 'pipe', 'inherit'] })
     kit.pids.add(host.pid!)

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { describe, expect, test } from 'vitest'
-import { isProcessAlive, isSameProcess, processStartTime } from '../../src/processes/start-time.js'
+import { isProcessAlive, isSameProcess, processStartTime, startTimeFromPs } from '../../src/processes/start-time.js'
 
 describe('process identity: pid plus the OS start time', () => {
   test('this process has a start time in the past, stable across reads', () => {
@@ -25,6 +25,13 @@ describe('process identity: pid plus the OS start time', () => {
       await once(child, 'exit')
     }
     expect(isProcessAlive(child.pid!)).toBe(false)
+  })
+
+  test('ps -o lstart= (used off Linux) agrees with the platform reading to the second', () => {
+    const fromPs = startTimeFromPs(process.pid)
+    expect(fromPs).toBeDefined()
+    expect(Math.abs(fromPs! - processStartTime(process.pid)!)).toBeLessThan(1500)
+    expect(startTimeFromPs(2 ** 22 + 12345)).toBeUndefined()
   })
 
   test.each([0, -1, 1.5, 2 ** 31])('pid %s is never alive and has no start time', (pid) => {
