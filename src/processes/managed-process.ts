@@ -205,10 +205,10 @@ export class ManagedProcess {
     this.#killing ??= (async () => {
       this.#signalGroup('SIGTERM')
       const deadline = Date.now() + graceMs
-      while (Date.now() < deadline && (this.#status === 'running' || this.#groupAlive())) {
+      while (Date.now() < deadline && (this.#status === 'running' || this.#hasStragglers())) {
         await Promise.race([this.#ended.promise, sleep(Math.min(50, Math.max(1, deadline - Date.now())))])
       }
-      if (this.#status === 'running' || this.#groupAlive()) this.#signalGroup('SIGKILL')
+      if (this.#status === 'running' || this.#hasStragglers()) this.#signalGroup('SIGKILL')
       const ended = await Promise.race([this.#ended.promise.then(() => true), sleep(KILL_WAIT_AFTER_SIGKILL_MS).then(() => false)])
       if (!ended) this.#note = `still running ${KILL_WAIT_AFTER_SIGKILL_MS} ms after SIGKILL (stuck in the kernel?)`
     })()
@@ -258,10 +258,11 @@ export class ManagedProcess {
   }
 
   #signalGroup(signal: NodeJS.Signals): void {
-    // An adopted leader is signalled only while its identity still matches (a reused pid is never
-    // touched); a group with members left keeps its id reserved, so stragglers are safe to signal.
-    if (this.adopted && this.#status === 'running' && !isSameProcess(this.spec.pid, this.spec.startTime)) return
-    if (this.#status !== 'running' && !this.#groupAlive()) return
+    // An adopted group is signalled only while its leader's identity still matches: once it is gone
+    // the pid may name another process (group), which must never be touched. Our own child's group,
+    // after the leader exited, is signalled only while members remain (they keep its id reserved).
+    if (this.adopted && !isSameProcess(this.spec.pid, this.spec.startTime)) return
+    if (this.#status !== 'running' && !this.#hasStragglers()) return
     try {
       process.kill(-this.spec.pid, signal)
       this.#signalsSent.push(signal)
@@ -270,7 +271,10 @@ export class ManagedProcess {
     }
   }
 
-  #groupAlive(): boolean {
+  // Members of our own child's group still alive after the leader exited (never asked of an adopted
+  // group: see #signalGroup).
+  #hasStragglers(): boolean {
+    if (this.adopted) return false
     try {
       process.kill(-this.spec.pid, 0)
       return true
