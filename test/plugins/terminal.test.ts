@@ -172,6 +172,11 @@ describe('terminal', () => {
     const tool = host.registry.get('terminal')!
     expect(tool.destructive({ command: 'deploy prod' }, { root: host.root })).toBe(true)
     expect(tool.destructive({ command: 'rm -rf build' }, { root: host.root })).toBe(false)
+    // Closing the host withdraws its list: back to the built-in defaults.
+    hosts.splice(hosts.indexOf(host), 1)
+    await host.close()
+    expect(tool.destructive({ command: 'deploy prod' }, { root: host.root })).toBe(false)
+    expect(tool.destructive({ command: 'rm -rf build' }, { root: host.root })).toBe(true)
     await expect(open({ terminal: { dangerous_patterns: ['(unclosed'] } })).rejects.toMatchObject({
       code: 'E_CONFIG_INVALID',
       message: expect.stringContaining('terminal.dangerous_patterns[0]'),
