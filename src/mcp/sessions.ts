@@ -66,16 +66,20 @@ export class McpSessions {
     if (!server || !canElicit(server)) {
       throw new Error('no one can be asked: the MCP client did not declare the elicitation capability')
     }
-    const answer = request.choices && request.choices.length > 0
-      ? { type: 'string', title: 'Answer', enum: request.choices }
-      : { type: 'string', title: 'Answer' }
+    // With choices: a picker, plus a free-text field (the person may answer in their own words).
+    const requestedSchema: Record<string, unknown> = request.choices && request.choices.length > 0
+      ? { type: 'object', properties: { choice: { type: 'string', title: 'Answer', enum: request.choices }, other: { type: 'string', title: 'Or answer in your own words' } } }
+      : { type: 'object', properties: { answer: { type: 'string', title: 'Answer' } }, required: ['answer'] }
     const result = await server.elicitInput(
-      { message: request.question, requestedSchema: { type: 'object', properties: { answer }, required: ['answer'] } } as Parameters<Server['elicitInput']>[0],
+      { message: request.question, requestedSchema } as unknown as Parameters<Server['elicitInput']>[0],
       { signal },
     )
-    const value = result.content?.answer
-    if (result.action !== 'accept' || typeof value !== 'string') throw new Error(`the person did not answer (${result.action})`)
-    return value
+    if (result.action !== 'accept') throw new Error(`the person did not answer (${result.action})`)
+    for (const field of ['answer', 'other', 'choice']) {
+      const value = result.content?.[field]
+      if (typeof value === 'string' && value.trim() !== '') return value
+    }
+    throw new Error('the person accepted without giving an answer')
   }
 
   /**

@@ -87,7 +87,10 @@ describe('elicitation: clarify and approvals ask the client only when it can be 
     let answer = 'allow-once'
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       asked.push(request.params.message)
-      if (request.params.message.startsWith('Which')) return { action: 'accept', content: { answer: 'blue' } }
+      if (request.params.message.startsWith('Which')) {
+        expect(Object.keys((request.params as { requestedSchema: { properties: object } }).requestedSchema.properties)).toEqual(['choice', 'other'])
+        return { action: 'accept', content: { choice: 'blue' } }
+      }
       return { action: 'accept', content: { decision: answer } }
     })
     try {
