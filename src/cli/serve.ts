@@ -16,7 +16,8 @@ export async function serveCommand(args: CliArgs, io: Output): Promise<number> {
   const port = args.http === undefined ? undefined : parsePort(args.http)
   const sessions = new McpSessions()
   const host = await createHostForCli(args, {
-    options: { ask: (request, signal) => sessions.ask(request, signal), approve: sessions.approve, watch: args.watch },
+    // --yes still approves everything; otherwise the calling client is asked (the terminal is the MCP channel).
+    options: { ask: (request, signal) => sessions.ask(request, signal), ...(args.yes ? {} : { approve: sessions.approve }), watch: args.watch },
   })
   const stopNotify = notifyOnToolChanges(host, sessions)
   for (const f of host.pluginReport.failed) io.err(`toolhost: plugin ${f.file} failed to load: ${f.message}`)
