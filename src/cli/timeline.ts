@@ -17,7 +17,8 @@ export function renderTimeline(results: readonly ToolResult[], waits: ReadonlyMa
   const idWidth = Math.max(4, ...results.map((r) => r.id.length))
   const nameWidth = Math.max(4, ...results.map((r) => r.name.length))
   const lines: string[] = []
-  lines.push(`${'call'.padEnd(idWidth)}  ${'tool'.padEnd(nameWidth)}  ${'0 ms'.padEnd(width / 2)}${`${(t1 - t0).toFixed(1)} ms`.padStart(width / 2)}`)
+  // The axis labels sit over the bars (one column in, past the opening '|').
+  lines.push(`${'call'.padEnd(idWidth)}  ${'tool'.padEnd(nameWidth)}   ${'0 ms'.padEnd(Math.floor(width / 2))}${`${(t1 - t0).toFixed(1)} ms`.padStart(Math.ceil(width / 2))}`)
   for (const r of results) {
     let bar: string
     let when: string

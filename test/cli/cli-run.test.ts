@@ -181,3 +181,30 @@ describe('toolhost explain', () => {
     expect(existsSync(path.join(root, 'a', 'x.txt'))).toBe(false)
   })
 })
+
+describe('renderTimeline', () => {
+  test('a batch where nothing ran draws an empty axis, not Infinity', async () => {
+    const { renderTimeline } = await import('../../src/cli/timeline.js')
+    const text = renderTimeline([{ id: 'x', name: 'nap', ok: false, content: '', error: { code: 'E_ABORTED', message: 'skipped' }, startedAt: null, endedAt: null }], new Map())
+    expect(text).not.toMatch(/Infinity|NaN/)
+    expect(text).toMatch(/^x +nap +\|·+\| did not run  E_ABORTED$/m)
+  })
+
+  test('bars sit on one shared axis: a call that waited starts where the one before it ended', async () => {
+    const { renderTimeline } = await import('../../src/cli/timeline.js')
+    const text = renderTimeline(
+      [
+        { id: 'a', name: 'w', ok: true, content: '', startedAt: 100, endedAt: 150 },
+        { id: 'b', name: 'r', ok: true, content: '', startedAt: 150, endedAt: 200 },
+      ],
+      new Map([['b', [{ id: 'a', reason: 'reads f, which a writes too' }]]]),
+      20,
+    )
+    expect(text.split('\n')).toEqual([
+      'call  tool   0 ms        100.0 ms',
+      'a     w     |██████████          | 0.0–50.0 ms  ok',
+      'b     r     |          ██████████| 50.0–100.0 ms  ok',
+      '            waited for a: reads f, which a writes too',
+    ])
+  })
+})
