@@ -20,19 +20,20 @@ export async function serveCommand(args: CliArgs, io: Output): Promise<number> {
     options: { ask: (request, signal) => sessions.ask(request, signal), ...(args.yes ? {} : { approve: sessions.approve }), watch: args.watch },
   })
   const stopNotify = notifyOnToolChanges(host, sessions)
-  for (const f of host.pluginReport.failed) io.err(`toolhost: plugin ${f.file} failed to load: ${f.message}`)
+  const signalled = untilSignal()
   try {
     if (port === undefined) {
       const stdio = await serveStdio(host, sessions)
-      await Promise.race([stdio.closed, untilSignal()])
+      await Promise.race([stdio.closed, signalled.promise])
       await stdio.close()
     } else {
       const endpoint = await serveHttp(host, sessions, { port, hostname: host.config.serve.host })
       io.err(`toolhost: MCP Streamable HTTP at ${endpoint.url}`)
-      await untilSignal()
+      await signalled.promise
       await endpoint.close()
     }
   } finally {
+    signalled.cancel()
     stopNotify()
     await host.close()
   }
@@ -47,14 +48,16 @@ function parsePort(text: string): number {
   return port
 }
 
-function untilSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
+function untilSignal(): { promise: Promise<void>; cancel: () => void } {
+  let done!: () => void
+  const promise = new Promise<void>((resolve) => {
+    done = () => {
       process.off('SIGINT', done)
       process.off('SIGTERM', done)
       resolve()
     }
-    process.once('SIGINT', done)
-    process.once('SIGTERM', done)
   })
+  process.once('SIGINT', done)
+  process.once('SIGTERM', done)
+  return { promise, cancel: done }
 }

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from 'node:net'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
+import { ToolhostError } from '../errors.js'
 import type { Host } from '../host.js'
 import type { McpSessions } from './sessions.js'
 import { createMcpServer } from './server.js'
@@ -66,7 +67,9 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
     })
   })
   await new Promise<void>((resolve, reject) => {
-    http.once('error', reject)
+    http.once('error', (error: NodeJS.ErrnoException) => {
+      reject(new ToolhostError('E_USAGE', `cannot listen on ${options.hostname}:${options.port} (${error.code ?? error.message}); pick another --http port, or change serve.host in config.yaml`))
+    })
     http.listen(options.port, options.hostname, () => resolve())
   })
   const { port } = http.address() as AddressInfo

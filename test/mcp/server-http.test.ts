@@ -73,3 +73,27 @@ describe('toolhost serve --http (Streamable HTTP), two clients', { timeout: 60_0
     expect(await status({ origin: `http://localhost:${server.url.port}` })).toBe(400) // allowed through, then: not an initialize request
   })
 })
+
+describe('serve --http usage errors', { timeout: 60_000 }, () => {
+  test.each([
+    { name: 'a port that is not a number', port: 'eighty', message: /--http needs a port number/ },
+    { name: 'a port out of range', port: '70000', message: /--http needs a port number/ },
+    { name: 'a port already in use', port: 'taken', message: /E_USAGE: cannot listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\)/ },
+  ])('$name exits 2 and says what to change', async ({ port, message }) => {
+    const { createServer } = await import('node:net')
+    const { main } = await import('../../src/cli/main.js')
+    const blocker = createServer()
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve()))
+    const taken = String((blocker.address() as { port: number }).port)
+    const tmp = makeTempDir('toolhost-http-usage-')
+    const err: string[] = []
+    try {
+      const code = await main(['serve', '--http', port === 'taken' ? taken : port, '--config', FIXTURE_CONFIG, '--root', tmp.dir], { out: () => {}, err: (t) => err.push(t) })
+      expect(code).toBe(2)
+      expect(err.join('\n')).toMatch(message)
+    } finally {
+      blocker.close()
+      tmp.remove()
+    }
+  })
+})
