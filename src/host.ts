@@ -347,7 +347,15 @@ export class Host {
   }
 
   #emit(event: HostEvent): void {
-    for (const listener of this.#listeners) listener(event)
+    // Events are emitted from inside the scheduler: a listener that throws must not cost a call its
+    // result or its release, nor keep the other listeners from hearing the event.
+    for (const listener of this.#listeners) {
+      try {
+        listener(event)
+      } catch (error) {
+        this.log.warn(`an event listener threw on "${event.type}" for ${event.id}: ${describeThrown(error)}`)
+      }
+    }
   }
 }
 

@@ -269,6 +269,11 @@ export class Scheduler {
   }
 
   #emit(event: SchedulerEvent): void {
-    this.#onEvent?.(event)
+    // An observer's fault must not stop a call from being answered and released (invariants 1, 8).
+    try {
+      this.#onEvent?.(event)
+    } catch {
+      // The host's listener reports its own faults; nothing to do here.
+    }
   }
 }

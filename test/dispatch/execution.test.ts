@@ -295,3 +295,21 @@ describe('result order', () => {
     expect(results[0]!.content).toMatch(/rules file unreadable/)
   })
 })
+
+describe('observers', () => {
+  test('an event listener that throws costs no call its result, and the other listeners still hear every event', async () => {
+    tool({ name: 'ok', parallelSafe: true, handler: async () => 'ran' })
+    const host = await makeHost()
+    host.onEvent(() => {
+      throw new Error('listener bug')
+    })
+    const heard: string[] = []
+    host.onEvent((e) => heard.push(e.type))
+    const results = await host.run([{ id: 'a', name: 'ok' }, { id: 'b', name: 'ok' }])
+    expect(results.map((r) => r.content)).toEqual(['ran', 'ran'])
+    await host.close()
+    expect(host.stats.pending).toBe(0)
+    expect(heard.filter((t) => t === 'released')).toHaveLength(2)
+    expect(warnings.join('\n')).toMatch(/an event listener threw on "queued" for a: listener bug/)
+  })
+})
