@@ -8,12 +8,22 @@ export const MODEL_FORMATS = ['openai-chat', 'openai', 'openai-responses', 'anth
 
 export type ModelFormat = (typeof MODEL_FORMATS)[number]
 
-/** True when `value` names a format. */
+/**
+ * True when `value` names a format.
+ *
+ * @example
+ * isModelFormat('anthropic') // true
+ */
 export function isModelFormat(value: unknown): value is ModelFormat {
   return typeof value === 'string' && (MODEL_FORMATS as readonly string[]).includes(value)
 }
 
-/** Throws `E_USAGE` naming the formats when `value` is not one. */
+/**
+ * Throws `E_USAGE` naming the formats when `value` is not one.
+ *
+ * @example
+ * assertModelFormat(options.format, 'definitions')
+ */
 export function assertModelFormat(value: unknown, where: string): asserts value is ModelFormat {
   if (!isModelFormat(value)) {
     throw new ToolhostError('E_USAGE', `${where}: the format must be one of ${MODEL_FORMATS.join(', ')}; got ${JSON.stringify(value)}`)
@@ -23,6 +33,9 @@ export function assertModelFormat(value: unknown, where: string): asserts value 
 /**
  * The text a model reads for a result: the content when it succeeded, the code and message when it
  * failed (formats without an error flag see the code in the text).
+ *
+ * @example
+ * resultText({ ok: false, content: '', error: { code: 'E_DENIED', message: 'no' } }) // 'error E_DENIED: no'
  */
 export function resultText(result: { ok: boolean; content: string; error?: { code: string; message: string } }): string {
   if (result.ok) return result.content

@@ -44,7 +44,12 @@ export function toMcpAnnotations(tool: AnyTool): McpToolAnnotations {
   return { readOnlyHint, destructiveHint, idempotentHint: tool.idempotent, openWorldHint: tool.openWorld }
 }
 
-/** The MCP form of a tool: its JSON Schema passes through as-is. */
+/**
+ * The MCP form of a tool: its JSON Schema passes through as-is.
+ *
+ * @example
+ * const tools = host.registry.list().map(toMcpDefinition)
+ */
 export function toMcpDefinition(tool: AnyTool): McpToolDefinition {
   return { name: tool.name, description: tool.description, inputSchema: tool.parameters, annotations: toMcpAnnotations(tool) }
 }
@@ -52,6 +57,9 @@ export function toMcpDefinition(tool: AnyTool): McpToolDefinition {
 /**
  * A result as an MCP `tools/call` answer: one text block, `isError` on failure (with the code in the
  * text, so the model can act on it).
+ *
+ * @example
+ * return toMcpCallResult(await host.call(call)) // from a tools/call handler
  */
 export function toMcpCallResult(result: ToolResult): McpCallToolResult {
   const text = result.ok || !result.error ? result.content : `${result.error.code}: ${result.error.message}`

@@ -23,7 +23,12 @@ export type MessagesOf<F extends ModelFormat> = F extends 'anthropic'
       ? McpCallToolResult[]
       : ChatToolMessage[]
 
-/** Renders the registry's OpenAI definitions in `format` (`lookup` finds a tool for MCP annotations). */
+/**
+ * Renders the registry's OpenAI definitions in `format` (`lookup` finds a tool for MCP annotations).
+ *
+ * @example
+ * renderDefinitions('anthropic', await registry.getDefinitions(), (n) => registry.get(n))
+ */
 export function renderDefinitions<F extends ModelFormat>(format: F, definitions: readonly OpenAIToolDefinition[], lookup: (name: string) => AnyTool | undefined): DefinitionsOf<F> {
   assertModelFormat(format, 'definitions')
   switch (format) {
@@ -41,7 +46,12 @@ export function renderDefinitions<F extends ModelFormat>(format: F, definitions:
   }
 }
 
-/** Renders results as the answer `format` expects (one entry per result, in result order). */
+/**
+ * Renders results as the answer `format` expects (one entry per result, in result order).
+ *
+ * @example
+ * renderResults('openai-responses', results) // [{ type: 'function_call_output', call_id, output }, ...]
+ */
 export function renderResults<F extends ModelFormat>(format: F, results: readonly ToolResult[]): MessagesOf<F> {
   assertModelFormat(format, 'toMessages')
   switch (format) {

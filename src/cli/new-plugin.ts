@@ -48,7 +48,12 @@ export function writePluginFiles(name: string, cwd: string): { plugin: string; t
   return { plugin, test }
 }
 
-/** `toolhost new-plugin NAME`. */
+/**
+ * `toolhost new-plugin NAME`: writes the plugin and its test under the current folder.
+ *
+ * @example
+ * newPluginCommand(parseCliArgs(['new-plugin', 'weather']), io) // 0
+ */
 export function newPluginCommand(args: CliArgs, io: Output): number {
   const [name] = args.positionals
   if (!name) throw new ToolhostError('E_USAGE', 'new-plugin needs a name: toolhost new-plugin NAME')

@@ -77,7 +77,12 @@ export function watchPlugins(dirs: readonly string[], registry: ToolRegistry, op
   }
 }
 
-/** Brings the registry in line with `file` as it is on disk now; undefined when nothing changed. */
+/**
+ * Brings the registry in line with `file` as it is on disk now; undefined when nothing changed.
+ *
+ * @example
+ * const event = await reloadFile('/abs/plugins/weather.ts', registry) // { kind: 'reloaded', tools: ['weather'] }
+ */
 export async function reloadFile(file: string, registry: ToolRegistry): Promise<ReloadEvent | undefined> {
   const old: RegistryEntry[] = registry.list().flatMap((t) => {
     const entry = registry.entry(t.name)
@@ -104,6 +109,9 @@ export async function reloadFile(file: string, registry: ToolRegistry): Promise<
  * Starts hot reload for a host's plugin folders: reload failures are logged (the old tools keep
  * serving) and the watcher closes with the host. Tool changes reach MCP clients through
  * `registry.onChange` (list_changed).
+ *
+ * @example
+ * if (config.plugins.watch) watchHostPlugins(host, pluginDirs)
  */
 export function watchHostPlugins(host: { log: Logger; registry: ToolRegistry; onClose(closer: () => void): void; services: HostServices }, dirs: readonly string[]): PluginWatcher {
   const watcher = watchPlugins(dirs, host.registry, {

@@ -156,7 +156,12 @@ function registerRemote(host: Host, client: Client, connection: McpClientConnect
   connection.tools.push(name)
 }
 
-/** `mcp_<server>_<tool>`, with characters a tool name cannot hold replaced, kept within 64 characters. */
+/**
+ * `mcp_<server>_<tool>`, with characters a tool name cannot hold replaced, kept within 64 characters.
+ *
+ * @example
+ * localName('files', 'read file') // 'mcp_files_read_file'
+ */
 export function localName(server: string, tool: string): string {
   const name = `mcp_${server}_${tool}`.replace(/[^A-Za-z0-9_.-]/g, '_')
   if (TOOL_NAME_PATTERN.test(name)) return name

@@ -1,4 +1,9 @@
-/** The text toolhost hands a model for a remote MCP tool's result (text blocks joined; others described). */
+/**
+ * The text toolhost hands a model for a remote MCP tool's result (text blocks joined; others described).
+ *
+ * @example
+ * remoteResultText({ content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }) // 'a\nb'
+ */
 export function remoteResultText(result: { content?: unknown; structuredContent?: unknown; toolResult?: unknown }): string {
   const blocks = Array.isArray(result.content) ? (result.content as Array<Record<string, unknown>>) : []
   const parts = blocks.map((block) => {

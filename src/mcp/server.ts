@@ -71,6 +71,10 @@ export function createMcpServer(host: Host, sessions: McpSessions): Server {
  * Sends `notifications/tools/list_changed` to every session after the registry changes (plugins
  * added, reloaded or removed; MCP client tools joining), coalescing a burst into one notification.
  * Returns a function that stops it.
+ *
+ * @example
+ * const stop = notifyOnToolChanges(host, sessions)
+ * host.onClose(stop)
  */
 export function notifyOnToolChanges(host: Host, sessions: McpSessions, debounceMs = 50): () => void {
   let timer: NodeJS.Timeout | undefined
