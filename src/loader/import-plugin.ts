@@ -1,4 +1,4 @@
-import Module, { register as registerHooks } from 'node:module'
+import Module, { createRequire, register as registerHooks } from 'node:module'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { register as registerCjs } from 'tsx/cjs/api'
@@ -6,6 +6,8 @@ import { register as registerEsm } from 'tsx/esm/api'
 
 /** The file behind `import … from 'toolhost'`: this package's public entry. */
 export const TOOLHOST_ENTRY = fileURLToPath(new URL('../index.ts', import.meta.url))
+
+const requireCache = createRequire(import.meta.url).cache
 
 type Importer = (url: string, parent: string) => Promise<unknown>
 let importer: Importer | undefined
@@ -17,6 +19,8 @@ let importer: Importer | undefined
  */
 export async function importPlugin(file: string, fresh?: number): Promise<unknown> {
   importer ??= installImporter()
+  // A CommonJS plugin is cached by file name, whatever the URL's query: drop it so it runs again.
+  if (fresh !== undefined) delete requireCache[file]
   const url = pathToFileURL(file).href + (fresh === undefined ? '' : `?reload=${fresh}`)
   return importer(url, pathToFileURL(path.join(process.cwd(), 'index.js')).href)
 }
