@@ -13,7 +13,7 @@ beforeEach(() => {
 })
 
 describe('discoverPlugins', () => {
-  test('finds .ts, .mts, .js and .mjs files, nested, sorted by path, folders in the order given; skips .d.ts and test files', async () => {
+  test('finds .ts, .mts, .js and .mjs files, nested, sorted by path, folders in the order given; skips .d.ts, test files and dot-files', async () => {
     const files = await discoverPlugins([at('order'), at('order-extra')])
     expect(files).toEqual([
       at('order', 'a.mjs'),
