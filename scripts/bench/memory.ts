@@ -101,7 +101,7 @@ export async function runMemory(options: BenchOptions): Promise<{ tables: Table[
       big.problems.length === 0 ? 'all saved, previews within limit' : big.problems.join('; '),
     ],
   ]
-  rows.push(backgroundRow(options.quick ? GB / 8 : GB))
+  rows.push(backgroundRow(options.quick ? GB / 16 : GB))
   return {
     tables: [
       {

@@ -29,13 +29,13 @@ export const USAGE = `usage: npm run bench [-- FLAGS]
   --only=a,b           run only these: ${BENCHMARK_NAMES.join(', ')}
   --seed=N             generator seed (default 1)
   --batches=N          scheduling: batches on the virtual clock (default 1000, quick 150)
-  --real-batches=N     scheduling: batches on the real clock (default 120, quick 12)
+  --real-batches=N     scheduling: batches on the real clock (default 80, quick 8)
   --real-scale=X       scheduling: real sleeps are the simulated durations × X (default 0.5)
   --workers=N          scheduling: max_workers (default 8, the config default)
   --runs=N             cost: runs per figure, median reported (default 9, quick 5)
   --plugins=N          start-up: generated plugin files (default 1000, quick 100)
   --spawns=N           start-up: spawns per command (default 3, quick 1)
-  --memory-calls=N     memory: calls with 1 MB results (default 10000, quick 1000)
+  --memory-calls=N     memory: calls with 1 MB results (default 10000, quick 500)
   --stress-calls=N     stress: calls (default 100000, quick 10000)`
 
 /** Parses the flags; throws with the usage text on an unknown or malformed flag. */
@@ -46,13 +46,13 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     only: [...BENCHMARK_NAMES],
     seed: 1,
     batches: quick ? 150 : 1000,
-    realBatches: quick ? 12 : 120,
+    realBatches: quick ? 8 : 80,
     realScale: 0.5,
     maxWorkers: 8,
     runs: quick ? 5 : 9,
     plugins: quick ? 100 : 1000,
     spawns: quick ? 1 : 3,
-    memoryCalls: quick ? 1000 : 10_000,
+    memoryCalls: quick ? 500 : 10_000,
     stressCalls: quick ? 10_000 : 100_000,
   }
   const numeric: Record<string, keyof BenchOptions> = {
