@@ -199,12 +199,19 @@ export class Host {
   /** A batch whose results are yielded as each completes (completion order). */
   async *stream(callsOrMessage: readonly ToolCall[] | object, options: RunOptions = {}): AsyncGenerator<ToolResult, void, undefined> {
     const pending = await this.#schedule(toCalls(callsOrMessage), options)
-    const indexed = pending.map((p, i) => p.then((result) => ({ result, i })))
-    const open = new Map(indexed.map((p, i) => [i, p]))
-    while (open.size > 0) {
-      const { result, i } = await Promise.race(open.values())
-      open.delete(i)
-      yield result
+    // Results queue up as they complete; one wake-up per wait (a Promise.race over every open
+    // result per yield would cost O(n²) reactions on a large batch).
+    const done: ToolResult[] = []
+    let wake: (() => void) | undefined
+    for (const result of pending) {
+      void result.then((r) => {
+        done.push(r)
+        wake?.()
+      })
+    }
+    for (let next = 0; next < pending.length; next++) {
+      while (done.length <= next) await new Promise<void>((resolve) => (wake = resolve))
+      yield done[next]!
     }
   }
 

@@ -13,7 +13,7 @@ import type { DispatchMode } from '../../src/config/types.js'
 import { defineTool } from '../../src/define-tool.js'
 import { createHost, type HostEvent } from '../../src/host.js'
 import { registry } from '../../src/registry.js'
-import type { ToolCall, ToolContext } from '../../src/types.js'
+import type { ToolCall, ToolContext, ToolResult } from '../../src/types.js'
 
 type Kind = 'free' | 'barrier' | 'never' | 'cfgnever' | 'read' | 'write' | 'invalid'
 type Behaviour = 'ok' | 'throw' | 'hang'
@@ -187,6 +187,8 @@ interface Scenario {
   interrupt: boolean
   /** Online arrival: where the calls are split into separate `host.run` calls (empty = one batch). */
   cuts: number[]
+  /** Consume one batch through `host.stream` instead of `host.run`. */
+  stream?: boolean
 }
 
 async function checkScenario(s: fc.Scheduler, scenario: Scenario, root: string): Promise<void> {
@@ -220,9 +222,24 @@ async function checkScenario(s: fc.Scheduler, scenario: Scenario, root: string):
     })
   }
   const batches = [...new Set(calls.map((c) => c.batch))].map((b) => calls.filter((c) => c.batch === b))
-  // Online arrival: every batch is handed over without awaiting the one before.
-  const runs = batches.map((group) => host.run(group.map(toCall), { signal: controller.signal }))
-  const perBatch = await s.waitFor(Promise.all(runs))
+  let perBatch: ToolResult[][]
+  let streamed: string[] | undefined
+  if (scenario.stream && !online) {
+    // host.stream: every result once, in completion order; put back in call order for the checks below.
+    const collect = async (): Promise<ToolResult[]> => {
+      const out: ToolResult[] = []
+      for await (const r of host.stream(calls.map(toCall), { signal: controller.signal })) out.push(r)
+      return out
+    }
+    const out = await s.waitFor(collect())
+    streamed = out.map((r) => r.id)
+    perBatch = [calls.map((c) => out.find((r) => r.id === c.id)!)]
+    expect([...streamed].sort()).toEqual(calls.map((c) => c.id).sort())
+  } else {
+    // Online arrival: every batch is handed over without awaiting the one before.
+    const runs = batches.map((group) => host.run(group.map(toCall), { signal: controller.signal }))
+    perBatch = await s.waitFor(Promise.all(runs))
+  }
   await s.waitFor(host.close())
 
   const obs = observer
@@ -246,6 +263,10 @@ async function checkScenario(s: fc.Scheduler, scenario: Scenario, root: string):
   expect(host.stats.peakRunning).toBeLessThanOrEqual(scenario.maxWorkers)
   expect(obs.running.size).toBe(0)
   expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0)
+  if (streamed) {
+    const finishedOrder = events.flatMap((e) => (e.type === 'finished' ? [e.id] : []))
+    expect(streamed.filter((id) => finishedOrder.includes(id))).toEqual(finishedOrder)
+  }
 }
 
 function allowedCodes(call: Planned, started: boolean, interrupted: boolean): string[] {
@@ -268,6 +289,7 @@ function scenarioArb(mode: fc.Arbitrary<DispatchMode>, online: boolean): fc.Arbi
       mode,
       maxWorkers: fc.integer({ min: 1, max: 4 }),
       interrupt: fc.boolean(),
+      stream: fc.boolean(),
       cuts: online ? fc.uniqueArray(fc.integer({ min: 1, max: Math.max(1, specs.length - 1) }), { minLength: specs.length > 1 ? 1 : 0, maxLength: specs.length - 1 }) : fc.constant([]),
     }),
   )
@@ -285,7 +307,7 @@ describe('dispatcher invariants (property tests; handlers assert as they run)', 
     rmSync(root, { recursive: true, force: true })
   })
 
-  test.each(MODES)('%s mode: one result per call in order, no conflicting overlap, order kept, max_workers, releases once', async (mode) => {
+  test.each(MODES)('%s mode (run and stream): one result per call in order, no conflicting overlap, order kept, max_workers, releases once', async (mode) => {
     await fc.assert(
       fc.asyncProperty(fc.scheduler(), scenarioArb(fc.constant(mode), false), (s, scenario) => checkScenario(s, scenario, root)),
       { numRuns: 60 },
