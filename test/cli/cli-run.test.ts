@@ -3,7 +3,7 @@
  * plugin whose tools sleep, read and write, and a temporary workspace. Overlaps are checked from
  * the JSON (startedAt/endedAt/waitedFor), not from inside.
  */
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -11,8 +11,8 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import type { ToolResult } from '../../src/types.js'
 
-// Up to eight CLI processes start together on what may be a busy machine.
-vi.setConfig({ testTimeout: 90_000, hookTimeout: 90_000 })
+// Up to nine CLI processes start together; each loads tsx, which takes seconds on a busy machine.
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 })
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url))
 const PLUGINS = path.join(REPO, 'test/fixtures/dispatch/plugins')
@@ -150,6 +150,26 @@ describe('toolhost run --json --trace', () => {
     for (const c of BATCH) expect(timeline).toMatch(new RegExp(`^${c.id} +${c.name} +\\|[ █]+\\| [\\d.]+–[\\d.]+ ms  ok$`, 'm'))
     expect(timeline).toMatch(/waited for w1: reads a\/x\.txt, which w1 writes too/)
     expect(timeline).toMatch(/waited for r3: writes a\/x\.txt, which r3 reads \(a\)/)
+  })
+})
+
+describe('Ctrl-C during toolhost run', () => {
+  test('SIGINT: the running call is E_INTERRUPTED, the one not started is E_ABORTED, every call still has a result', async () => {
+    const root = workspace()
+    const batch = writeBatch('interrupt.json', [
+      { id: 'h', type: 'function', function: { name: 'hold', arguments: '{"marker":"started.txt"}' } },
+      { id: 'n', type: 'function', function: { name: 'nap', arguments: '{"ms":1}' } },
+    ])
+    const child = spawn(process.execPath, [path.join(REPO, 'bin/toolhost.mjs'), 'run', batch, '--json', '--mode', 'serial', '--config', config, '--root', root, '--plugins', PLUGINS], { cwd: base })
+    let stdout = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+    // Interrupt once the first call is known to be running (it writes a marker file first).
+    while (!existsSync(path.join(root, 'started.txt'))) await new Promise((r) => setTimeout(r, 50))
+    child.kill('SIGINT')
+    expect(await exited).toBe(1)
+    const out = JSON.parse(stdout) as { results: ToolResult[] }
+    expect(out.results.map((r) => [r.id, r.error?.code])).toEqual([['h', 'E_INTERRUPTED'], ['n', 'E_ABORTED']])
   })
 })
 
