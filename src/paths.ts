@@ -24,7 +24,12 @@ export function canonicalPath(input: unknown, root: string): string {
   return resolveLinks(path.resolve(root, expandHome(input)))
 }
 
-/** `~` and `~/x` name the home folder (and lead outside any workspace that is not under it). */
+/**
+ * `~` and `~/x` name the home folder (and lead outside any workspace that is not under it).
+ *
+ * @example
+ * expandHome('~/notes.txt') // '/home/ada/notes.txt'
+ */
 export function expandHome(input: string): string {
   if (input === '~') return os.homedir()
   if (input.startsWith('~/') || input.startsWith('~' + path.sep)) return path.join(os.homedir(), input.slice(2))
@@ -106,6 +111,9 @@ const caseCache = new Map<string, boolean>()
 /**
  * True when the file system holding `dir` ignores case (macOS, Windows by default). Probed once per
  * folder by looking the folder up with its name's case swapped.
+ *
+ * @example
+ * isCaseInsensitiveFs('/Users/ada/work') // true on a default macOS volume, false on Linux ext4
  */
 export function isCaseInsensitiveFs(dir: string): boolean {
   const cached = caseCache.get(dir)
@@ -137,7 +145,12 @@ function swapCase(text: string): string {
   return [...text].map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join('')
 }
 
-/** The form two canonical paths are compared in: case folded where the file system ignores case. */
+/**
+ * The form two canonical paths are compared in: case folded where the file system ignores case.
+ *
+ * @example
+ * comparablePath('/W/Src/A.ts', true) // '/w/src/a.ts'
+ */
 export function comparablePath(canonical: string, caseInsensitive: boolean): string {
   return caseInsensitive ? canonical.toLowerCase() : canonical
 }
@@ -145,19 +158,33 @@ export function comparablePath(canonical: string, caseInsensitive: boolean): str
 /**
  * True when one path is the other or lies beneath it, compared by whole components:
  * `a` overlaps `a/b`; `a/b` does not overlap `a/bc`. Inputs are comparable canonical paths.
+ *
+ * @example
+ * pathsOverlap('/w/a', '/w/a/b') // true
+ * pathsOverlap('/w/a/b', '/w/a/bc') // false
  */
 export function pathsOverlap(a: string, b: string): boolean {
   return isWithin(a, b) || isWithin(b, a)
 }
 
-/** True when `child` is `parent` or beneath it (by components). Inputs are comparable canonical paths. */
+/**
+ * True when `child` is `parent` or beneath it (by components). Inputs are comparable canonical paths.
+ *
+ * @example
+ * isWithin('/w/src/a.ts', '/w') // true
+ */
 export function isWithin(child: string, parent: string): boolean {
   if (child === parent) return true
   const prefix = parent.endsWith(path.sep) ? parent : parent + path.sep
   return child.startsWith(prefix)
 }
 
-/** The path of `canonical` relative to `root`, with `/` separators ('.' for the root itself). */
+/**
+ * The path of `canonical` relative to `root`, with `/` separators ('.' for the root itself).
+ *
+ * @example
+ * relativeToRoot('/w/src/a.ts', '/w') // 'src/a.ts'
+ */
 export function relativeToRoot(canonical: string, root: string): string {
   const relative = path.relative(root, canonical)
   return relative === '' ? '.' : relative.split(path.sep).join('/')

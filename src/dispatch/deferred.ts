@@ -5,6 +5,14 @@ export interface Deferred<T> {
   settled: boolean
 }
 
+/**
+ * A one-shot promise; `resolve` after the first call does nothing, and `settled` says whether it came.
+ *
+ * @example
+ * const gate = createDeferred<void>()
+ * setTimeout(() => gate.resolve(), 10)
+ * await gate.promise
+ */
 export function createDeferred<T>(): Deferred<T> {
   let resolveFn!: (value: T) => void
   const deferred: Deferred<T> = {

@@ -28,6 +28,11 @@ export interface ExecuteOptions {
  * Runs one handler with a timeout counted from now (the call's start) and an abort signal.
  * On timeout the call is answered E_TIMEOUT at once; the handler keeps its reservations until it
  * settles (or is abandoned after ignoring the abort for `graceMs`).
+ *
+ * @example
+ * const execution = executeCall(tool, args, (signal) => new CallContext(shared, 'c1', signal, progress), { timeoutMs: 120_000, graceMs: 2000 })
+ * const outcome = await execution.answered // { ok: true, value } or { ok: false, error: { code: 'E_TIMEOUT', … } }
+ * await execution.settled                 // release the call's reservations after this
  */
 export function executeCall(tool: AnyTool, args: Record<string, unknown>, makeContext: (signal: () => AbortSignal) => ToolContext, options: ExecuteOptions): Execution {
   const controller = new AbortController()

@@ -95,6 +95,10 @@ function scopedFootprint(tool: AnyTool, args: Record<string, unknown>, context: 
 /**
  * Why `later` must wait for `earlier`, or undefined when they do not conflict. Barriers conflict
  * with everything; readers share; a writer excludes every overlapping reader and writer.
+ *
+ * @example
+ * conflictReason(writeOfSrcA, readOfSrc, 'call_1') // 'reads src, which call_1 writes (src/a.ts)'
+ * conflictReason(readOfSrc, readOfSrc, 'call_1')   // undefined: readers share
  */
 export function conflictReason(earlier: Footprint, later: Footprint, earlierId: string): string | undefined {
   if (earlier.kind === 'barrier') return `${earlierId} runs alone (${earlier.reason})`
@@ -110,7 +114,12 @@ export function conflictReason(earlier: Footprint, later: Footprint, earlierId: 
   return undefined
 }
 
-/** True when the call only reads (free, or scoped with reads only): "concurrency-safe" in partition mode. */
+/**
+ * True when the call only reads (free, or scoped with reads only): "concurrency-safe" in partition mode.
+ *
+ * @example
+ * isConcurrencySafe({ kind: 'free' }) // true
+ */
 export function isConcurrencySafe(footprint: Footprint): boolean {
   return footprint.kind === 'free' || (footprint.kind === 'scoped' && footprint.touches.every((t) => t.access === 'read'))
 }

@@ -17,6 +17,10 @@ export type ModeWaits = Array<Array<{ index: number; reason: string }>>
  *
  * `blocker` says why the Hermes rule must run the batch serially for a call that never reached
  * scheduling (arguments that do not parse, a tool name nobody registered); see `batchBlocker`.
+ *
+ * @example
+ * planModeWaits('serial', [{ id: 'a', footprint: free }, { id: 'b', footprint: free }])
+ * // [[], [{ index: 0, reason: 'serial mode runs one call at a time' }]]
  */
 export function planModeWaits(mode: DispatchMode, calls: readonly PlanInput[], blocker?: string): ModeWaits {
   switch (mode) {
@@ -58,7 +62,12 @@ export function batchSerialReason(calls: readonly PlanInput[], blocker?: string)
   return undefined
 }
 
-/** Groups of adjacent concurrency-safe calls; every other call is a group of its own. */
+/**
+ * Groups of adjacent concurrency-safe calls; every other call is a group of its own.
+ *
+ * @example
+ * partitionGroups(plan(Read, Read, Write, Read, Bash)) // [[0, 1], [2], [3], [4]]
+ */
 export function partitionGroups(calls: readonly PlanInput[]): number[][] {
   const groups: { safe: boolean; members: number[] }[] = []
   calls.forEach((call, index) => {
@@ -90,6 +99,9 @@ function chain(calls: readonly PlanInput[], reason: string): ModeWaits {
 /**
  * What, among the calls that failed before scheduling, makes the Hermes rule run the batch serially:
  * arguments that do not parse, or a tool name that is not registered ("unknown tool → serial").
+ *
+ * @example
+ * batchBlocker([{ id: 'c2', parsed: false, code: 'E_ARGS_INVALID' }]) // 'c2 has arguments that do not parse'
  */
 export function batchBlocker(failed: ReadonlyArray<{ id: string; parsed: boolean; code: string }>): string | undefined {
   for (const f of failed) {
@@ -99,7 +111,12 @@ export function batchBlocker(failed: ReadonlyArray<{ id: string; parsed: boolean
   return undefined
 }
 
-/** For `explain`: every earlier call each call must wait for, and why (conflicts plus the mode's waits). */
+/**
+ * For `explain`: every earlier call each call must wait for, and why (conflicts plus the mode's waits).
+ *
+ * @example
+ * explainWaits('graph', [writeA, readA]) // [[], [{ id: 'w', reason: 'reads a, which w writes too' }]]
+ */
 export function explainWaits(mode: DispatchMode, calls: readonly PlanInput[], blocker?: string): Array<Array<{ id: string; reason: string }>> {
   const modeWaits = planModeWaits(mode, calls, blocker)
   return calls.map((call, i) => {

@@ -61,6 +61,11 @@ interface Job {
  * The online conflict scheduler: calls arrive in order (as a batch or one by one); each starts once
  * every earlier, still-unfinished call it conflicts with has released its reservations, a worker is
  * free, and its approval (if any) came back. Barriers wait for all before them and hold all after.
+ *
+ * @example
+ * const scheduler = new Scheduler({ maxWorkers: 8, now: () => performance.now() })
+ * const [outcome] = scheduler.submit([{ id: 'c1', footprint: { kind: 'free' }, start: () => executeCall(tool, args, makeContext, options) }])
+ * await outcome // { ran: true, outcome: { ok: true, value }, startedAt, endedAt, waits: [] }
  */
 export class Scheduler {
   readonly #pool: PQueue

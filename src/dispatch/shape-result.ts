@@ -2,7 +2,12 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { ToolError } from '../types.js'
 
-/** A handler's value as result text: strings as they are, anything else as JSON. */
+/**
+ * A handler's value as result text: strings as they are, anything else as JSON.
+ *
+ * @example
+ * toContent('count', { n: 3 }) // { ok: true, content: '{"n":3}' }
+ */
 export function toContent(name: string, value: unknown): { ok: true; content: string } | { ok: false; error: ToolError } {
   if (typeof value === 'string') return { ok: true, content: value }
   let text: string | undefined
@@ -26,6 +31,10 @@ export interface LimitedContent {
 /**
  * Keeps a result within `limit` characters. A longer one is cut at a line boundary, ends with a
  * note giving the full size and the file holding the whole text, which is written to `dir`.
+ *
+ * @example
+ * await limitContent(hugeText, 100_000, '/w/.toolhost/results', 'call_1')
+ * // { content: '…\n[truncated: showing 99790 of 250000 characters; the whole result is saved at /w/.toolhost/results/call_1-….txt]', truncated: true, savedTo: '/w/.toolhost/results/call_1-….txt' }
  */
 export async function limitContent(content: string, limit: number | false, dir: string, callId: string): Promise<LimitedContent> {
   if (limit === false || content.length <= limit) return { content }
@@ -42,7 +51,12 @@ export async function limitContent(content: string, limit: number | false, dir: 
   return { content: shaped, truncated: true, savedTo: file }
 }
 
-/** Cuts short text (an error message) to `limit` characters, saying so; nothing is saved to disk. */
+/**
+ * Cuts short text (an error message) to `limit` characters, saying so; nothing is saved to disk.
+ *
+ * @example
+ * capText('e'.repeat(500), 100) // 'eee… [cut: 500 characters in all]' (100 characters)
+ */
 export function capText(text: string, limit: number | false): string {
   if (limit === false || text.length <= limit) return text
   const note = ` [cut: ${text.length} characters in all]`
