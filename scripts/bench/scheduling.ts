@@ -147,7 +147,7 @@ export async function runScheduling(options: BenchOptions): Promise<{ tables: Ta
     ])
   }
   const tightTable: Table = {
-    title: `1c. graph under tighter worker limits — virtual clock (same ${batches.length} batches)`,
+    title: `1b. graph under tighter worker limits — virtual clock (same ${batches.length} batches)`,
     headers: ['max_workers', 'batches where work ÷ workers is the bound', 'graph ÷ lower bound', 'batches ≤ 2% over bound', 'worst batch ÷ bound', 'partition ÷ graph', 'serial ÷ graph'],
     rows: tightRows,
     notes: ['with 1 worker every mode is serial and the bound is the total work, so graph must equal it; with 2 and 4 the gap is greedy list scheduling in call order (the scheduler does not know how long a call will take), plus the looseness of the bound itself: max(critical path, work ÷ workers) is not always achievable, so the true optimum lies somewhere in the gap'],
@@ -155,7 +155,7 @@ export async function runScheduling(options: BenchOptions): Promise<{ tables: Ta
   const real = await runReal(options)
   const virtualFirst = (mode: DispatchMode): number => sum(spans[mode].slice(0, real.batches.length)) * options.realScale
   const realTable: Table = {
-    title: `1b. Scheduling quality — real clock (first ${real.batches.length} batches of the same seed, sleeps × ${options.realScale}, max_workers ${options.maxWorkers})`,
+    title: `1c. Scheduling quality — real clock (first ${real.batches.length} batches of the same seed, sleeps × ${options.realScale}, max_workers ${options.maxWorkers})`,
     headers: ['mode', 'total makespan (s)', '÷ lower bound', 'batches ≤ 2% over bound', 'worst batch ÷ bound', 'slower than graph', 'overhead over virtual (ms/batch)'],
     rows: modeRows(real.batches, real.spans, (mode) => fmt((sum(real.spans[mode]) - virtualFirst(mode)) / real.batches.length, 2)),
     notes: [
