@@ -3,8 +3,6 @@ import { createHost, type Host, type HostOptions } from '../host.js'
 import { parseCliArgs, USAGE, type CliArgs } from './args.js'
 import { callCommand, doctorCommand, explainCommand, listCommand, runCommand, type Output } from './commands.js'
 import { demoCommand } from './demo.js'
-import { newPluginCommand } from './new-plugin.js'
-import { serveCommand } from './serve.js'
 import { askOnTerminal, isInteractive } from './terminal-ask.js'
 import { cliPermissionOptions } from './terminal-approve.js'
 
@@ -33,8 +31,9 @@ export async function main(argv: readonly string[], io: Output = consoleOutput):
       return args.help ? 0 : 2
     }
     if (args.command === 'demo') return await demoCommand(args, io)
-    if (args.command === 'serve') return await serveCommand(args, io)
-    if (args.command === 'new-plugin') return newPluginCommand(args, io)
+    // Loaded on demand: serve pulls in the MCP SDK, which every other command would pay for at start-up.
+    if (args.command === 'serve') return await (await import('./serve.js')).serveCommand(args, io)
+    if (args.command === 'new-plugin') return (await import('./new-plugin.js')).newPluginCommand(args, io)
     const command = COMMANDS[args.command]
     if (!command) {
       io.err(`unknown command "${args.command}"\n\n${USAGE}`)
