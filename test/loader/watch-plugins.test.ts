@@ -4,6 +4,8 @@ import path from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { reloadFile, watchPlugins, type ReloadEvent } from '../../src/loader/watch-plugins.js'
 import { registry } from '../../src/registry.js'
+import { createHost } from '../../src/host.js'
+import { silentLogger } from '../../src/logger.js'
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'toolhost-watch-'))
 afterAll(() => {
@@ -66,6 +68,38 @@ describe('watchPlugins: fs events drive reloads (debounced)', () => {
       expect(events.every((e) => e.file === file)).toBe(true)
     } finally {
       watcher.close()
+    }
+  })
+})
+
+describe('plugins.watch in config turns hot reload on for an embedded host', () => {
+  test('createHost starts the watcher; a new file registers; close stops it', async () => {
+    const folder = path.join(dir, 'embedded')
+    mkdirSync(folder)
+    const host = await createHost({ config: { plugins: { dirs: [folder], watch: true }, env_file: '', permissions: { mode: 'bypass' } }, log: silentLogger })
+    const watcher = host.services.pluginWatcher
+    expect(watcher).toBeDefined()
+    try {
+      writeFileSync(path.join(folder, 'late.ts'), pluginText('wp_embedded', 'late'))
+      const until = Date.now() + 15_000
+      while (!host.registry.has('wp_embedded')) {
+        if (Date.now() > until) throw new Error('the new plugin file was not loaded')
+        await new Promise((r) => setTimeout(r, 20))
+        await watcher!.idle()
+      }
+      const [result] = await host.run([{ id: 'e', name: 'wp_embedded', arguments: {} }])
+      expect(result).toMatchObject({ ok: true, content: 'late' })
+    } finally {
+      await host.close()
+    }
+  })
+
+  test('without plugins.watch there is no watcher', async () => {
+    const host = await createHost({ config: { plugins: { dirs: [] }, env_file: '' }, log: silentLogger })
+    try {
+      expect(host.services.pluginWatcher).toBeUndefined()
+    } finally {
+      await host.close()
     }
   })
 })
