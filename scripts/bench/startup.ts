@@ -75,7 +75,7 @@ export async function runStartup(options: BenchOptions): Promise<{ tables: Table
     return {
       tables: [
         {
-          title: `3. Start-up — fresh processes (first spawn, then median of ${options.spawns - 1} more)`,
+          title: `3. Start-up — fresh processes (${options.spawns > 1 ? `first spawn, then median of ${options.spawns - 1} more` : 'one spawn each'})`,
           headers: ['command', 'tools listed', 'first spawn (ms)', 'median after (ms)', 'over node -e 0 (ms)'],
           rows,
           notes: [
