@@ -53,6 +53,8 @@ interface Job {
   waits: Wait[]
   deps: Job[]
   execution: Execution | undefined
+  /** An interrupt arrived while the job was starting (e.g. from a 'started' listener). */
+  interruptPending: boolean
   answered: Deferred<JobOutcome>
   released: Deferred<void>
 }
@@ -117,6 +119,7 @@ export class Scheduler {
         waits: [],
         deps: [],
         execution: undefined,
+        interruptPending: false,
         answered: createDeferred<JobOutcome>(),
         released: createDeferred<void>(),
       }
@@ -246,6 +249,7 @@ export class Scheduler {
       return
     }
     job.execution = execution
+    if (job.interruptPending) execution.interrupt()
     void execution.answered.then((outcome) => this.#finish(job, { ran: true, outcome, startedAt, endedAt: this.#now(), waits: job.waits }))
     const { abandoned } = await execution.settled
     this.#running--
@@ -269,7 +273,8 @@ export class Scheduler {
     if (job.state === 'pending') {
       this.#skip(job, { code: 'E_ABORTED', message: 'skipped: interrupted before it started; it did not run' })
     } else if (job.state === 'running') {
-      job.execution?.interrupt()
+      if (job.execution) job.execution.interrupt()
+      else job.interruptPending = true
     }
   }
 

@@ -313,3 +313,26 @@ describe('observers', () => {
     expect(warnings.join('\n')).toMatch(/an event listener threw on "queued" for a: listener bug/)
   })
 })
+
+describe('interrupt from a started listener (regression: reported while building issue 3)', () => {
+  test('an abort raised inside the started event reaches the handler, which is answered E_INTERRUPTED', async () => {
+    let sawAbort = false
+    tool({
+      name: 'hold_on',
+      parallelSafe: true,
+      handler: async (_args, ctx) => {
+        await untilAbort(ctx.signal)
+        sawAbort = true
+        throw new Error('stopped')
+      },
+    })
+    const host = await makeHost({ interrupt_grace_ms: 5000 })
+    const controller = new AbortController()
+    host.onEvent((e) => {
+      if (e.type === 'started') controller.abort()
+    })
+    const [result] = await host.run([{ id: 'h', name: 'hold_on', arguments: {} }], { signal: controller.signal })
+    expect(sawAbort).toBe(true)
+    expect(result).toMatchObject({ id: 'h', ok: false, error: { code: 'E_INTERRUPTED' } })
+  })
+})
