@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // House rules checked mechanically (no eslint dependency): no `.only` in tests, no skipped test
-// without a reason on the line, relative imports in src/ end in .js, no `export *` in src/index.ts.
+// without a reason on the line, relative imports in src/ end in .js, no `export *` in src/index.ts,
+// and AGENTS.md names every source file.
 import { readFileSync } from 'node:fs'
 import fg from 'fast-glob'
 
@@ -18,6 +19,11 @@ for (const file of await fg(['src/**/*.ts', 'plugins/**/*.ts'])) {
   })
 }
 if (/export \*/.test(readFileSync('src/index.ts', 'utf8'))) problems.push('src/index.ts: export * of internals')
+// AGENTS.md keeps the tree: every source and plugin file has its line.
+const agents = readFileSync('AGENTS.md', 'utf8')
+for (const file of await fg(['src/**/*.{ts,mjs}', 'plugins/**/*.ts', 'scripts/**/*.{ts,mjs}'])) {
+  if (!agents.includes(file)) problems.push(`AGENTS.md: no line for ${file}`)
+}
 for (const p of problems) console.error(p)
 console.log(problems.length === 0 ? 'lint: ok' : `lint: ${problems.length} problem(s)`)
 process.exitCode = problems.length === 0 ? 0 : 1
