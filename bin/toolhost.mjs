@@ -3,5 +3,12 @@
 import { register } from 'tsx/esm/api'
 
 register()
+// `toolhost list | head`: a reader that stops early is not an error.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0)
+    throw error
+  })
+}
 const { main } = await import('../src/cli/main.ts')
 process.exitCode = await main(process.argv.slice(2))

@@ -43,7 +43,11 @@ export async function doctorCommand(host: Host, _args: CliArgs, io: Output): Pro
   const envFile = c.env_file === '' ? undefined : underRoot(host.root, c.env_file)
   io.out(`env file:      ${envFile === undefined ? '(disabled)' : `${envFile}${existsSync(envFile) ? '' : ' (not found)'}`}`)
   io.out(`mode:          ${host.mode}, max_workers ${host.maxWorkers}, timeout ${c.dispatch.timeout_ms} ms`)
-  io.out(`permissions:   ${c.permissions.mode}`)
+  const rules = c.permissions.allow.length + c.permissions.ask.length + c.permissions.deny.length
+  io.out(`permissions:   ${c.permissions.mode}, ${rules} rule${rules === 1 ? '' : 's'} (allow ${c.permissions.allow.length}, ask ${c.permissions.ask.length}, deny ${c.permissions.deny.length}), audit log ${underRoot(host.root, c.permissions.audit_log)}`)
+  const servers = host.services.mcpClients ?? []
+  if (servers.length > 0) io.out(`mcp servers:   ${servers.filter((m) => m.connected).length} of ${servers.length} connected`)
+  for (const m of servers) io.out(`  ${m.connected ? 'ok     ' : 'DOWN   '} ${m.server} (${m.tools.length} tools)${m.problems.length > 0 ? `: ${m.problems.join('; ')}` : ''}`)
   io.out(`plugins:       ${host.pluginReport.loaded.length} loaded, ${host.pluginReport.failed.length} failed`)
   for (const file of host.pluginReport.loaded) io.out(`  ok      ${file} (${(host.pluginReport.toolsByFile.get(file) ?? []).join(', ') || 'no tools'})`)
   for (const f of host.pluginReport.failed) io.out(`  FAILED  ${f.file}: ${f.message}`)
@@ -51,7 +55,7 @@ export async function doctorCommand(host: Host, _args: CliArgs, io: Output): Pro
   const hidden = (await host.registry.explainAvailability({}, { checkTimeoutMs: c.availability.check_timeout_ms, env: host.env, canAsk: host.ask !== undefined })).filter((a) => !a.available)
   io.out(`tools:         ${host.registry.list().length} registered, ${hidden.length} hidden`)
   for (const h of hidden) io.out(`  hidden  ${h.name}: ${h.reason}`)
-  return host.pluginReport.failed.length > 0 ? 1 : 0
+  return host.pluginReport.failed.length > 0 || servers.some((m) => !m.connected) ? 1 : 0
 }
 
 /** `toolhost call NAME [JSON]`: one call; prints its content (or the result with --json). */

@@ -114,6 +114,21 @@ describe('toolhost doctor', () => {
     expect(run.stdout).toMatch(/ok +.*fixtures\/plugins\/ok\/greet\.ts \(greet\)/)
   })
 
+  test('shows the permission rules and an MCP server that is down, and exits 1 (in-process)', async () => {
+    const config = path.join(root, 'doctor-mcp.yaml')
+    writeFileSync(config, [
+      'plugins: { dirs: [] }',
+      'env_file: ""',
+      'permissions: { mode: plan, allow: [echo], deny: ["read_file(**/*.pem)", terminal] }',
+      'mcp_servers: { ghost: { command: /no/such/mcp-server } }',
+    ].join('\n'))
+    const run = await inProcess(['doctor', '--config', config, '--root', root])
+    expect(run.stdout).toMatch(/permissions: +plan, 3 rules \(allow 1, ask 0, deny 2\)/)
+    expect(run.stdout).toMatch(/mcp servers: +0 of 1 connected/)
+    expect(run.stdout).toMatch(/DOWN +ghost \(0 tools\)/)
+    expect(run.code).toBe(1)
+  })
+
   test('all plugins fine: exit 0, hidden tools listed with why', async () => {
     const run = await toolhost(withFixtures('doctor', '--plugins', GATED))
     expect(run.code).toBe(0)
