@@ -1,6 +1,7 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs'
 import path from 'node:path'
 import type { ProcessCompletion } from './completions.js'
+import type { ProcessSpec } from './managed-process.js'
 
 /** The host process that manages an entry; null once that host closed and released it. */
 export interface CheckpointOwner {
@@ -8,19 +9,11 @@ export interface CheckpointOwner {
   startTime: number
 }
 
-/** One running process as the checkpoint lists it. */
-export interface CheckpointProcess {
-  id: string
-  pid: number
-  /** When the OS says the process started (ms since the epoch); with `pid`, its identity. */
-  startTime: number
-  command: string
-  /** Absolute working folder. */
-  cwd: string
-  /** Absolute path of its log file. */
-  log: string
-  background: boolean
-  notify: boolean
+/**
+ * One running process as the checkpoint lists it: what is needed to follow it again (`pid` with the
+ * OS's `startTime` is its identity; `cwd` and `log` are absolute) and the host managing it.
+ */
+export interface CheckpointProcess extends ProcessSpec {
   owner: CheckpointOwner | null
 }
 
