@@ -16,6 +16,8 @@ export interface HttpEndpoint {
 }
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024
+/** An HTTP session with no request for this long (and none open) is closed. */
+const SESSION_IDLE_MS = 30 * 60_000
 
 /**
  * Serves `host` over MCP Streamable HTTP at `http://HOST:PORT/mcp`, one MCP session per client
@@ -26,8 +28,22 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024
  * @example
  * const endpoint = await serveHttp(host, sessions, { port: 8765, hostname: '127.0.0.1' })
  */
-export async function serveHttp(host: Host, sessions: McpSessions, options: { port: number; hostname: string }): Promise<HttpEndpoint> {
+export async function serveHttp(host: Host, sessions: McpSessions, options: { port: number; hostname: string; idleMs?: number }): Promise<HttpEndpoint> {
   const transports = new Map<string, StreamableHTTPServerTransport>()
+  // A client that goes away without DELETE would leave its session in memory for good: sessions
+  // idle longer than `idleMs` are closed (the client gets "unknown session" and re-initialises).
+  const idleMs = options.idleMs ?? SESSION_IDLE_MS
+  const lastSeen = new Map<string, number>()
+  const open = new Map<string, number>() // requests still open per session (an SSE stream counts)
+  const sweep = setInterval(() => {
+    const cutoff = Date.now() - idleMs
+    for (const [id, seen] of lastSeen) {
+      if (seen >= cutoff || (open.get(id) ?? 0) > 0) continue
+      lastSeen.delete(id)
+      void transports.get(id)?.close().catch(() => {})
+    }
+  }, Math.max(10, Math.min(idleMs / 2, 60_000)))
+  sweep.unref()
 
   let allowedHosts: Set<string> | undefined
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -39,6 +55,14 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
     if (url.pathname !== '/mcp') return reply(res, 404, 'not found: the MCP endpoint is /mcp')
     const sessionId = req.headers['mcp-session-id']
     const existing = typeof sessionId === 'string' ? transports.get(sessionId) : undefined
+    if (existing && typeof sessionId === 'string') {
+      lastSeen.set(sessionId, Date.now())
+      open.set(sessionId, (open.get(sessionId) ?? 0) + 1)
+      res.once('close', () => {
+        open.set(sessionId, (open.get(sessionId) ?? 1) - 1)
+        if (transports.has(sessionId)) lastSeen.set(sessionId, Date.now())
+      })
+    }
     if (req.method !== 'POST') {
       if (!existing) return reply(res, 400, 'unknown or missing mcp-session-id')
       return existing.handleRequest(req, res)
@@ -49,11 +73,18 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
     if (sessionId !== undefined || !isInitializeRequest(body)) return reply(res, 400, 'unknown or missing mcp-session-id; start with an initialize request')
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void transports.set(id, transport),
+      onsessioninitialized: (id) => {
+        transports.set(id, transport)
+        lastSeen.set(id, Date.now())
+      },
     })
     const server = createMcpServer(host, sessions)
     transport.onclose = () => {
-      if (transport.sessionId) transports.delete(transport.sessionId)
+      if (transport.sessionId) {
+        transports.delete(transport.sessionId)
+        lastSeen.delete(transport.sessionId)
+        open.delete(transport.sessionId)
+      }
       sessions.remove(server)
     }
     await server.connect(transport)
@@ -68,6 +99,7 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
   })
   await new Promise<void>((resolve, reject) => {
     http.once('error', (error: NodeJS.ErrnoException) => {
+      clearInterval(sweep)
       reject(new ToolhostError('E_USAGE', `cannot listen on ${options.hostname}:${options.port} (${error.code ?? error.message}); pick another --http port, or change serve.host in config.yaml`))
     })
     http.listen(options.port, options.hostname, () => resolve())
@@ -79,6 +111,7 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
     url: `http://${shownHost}:${port}/mcp`,
     port,
     async close() {
+      clearInterval(sweep)
       await Promise.all([...transports.values()].map((t) => t.close().catch(() => {})))
       http.closeAllConnections()
       await new Promise<void>((resolve) => http.close(() => resolve()))

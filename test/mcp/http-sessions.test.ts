@@ -1,0 +1,57 @@
+/**
+ * Streamable HTTP sessions are not kept for ever: a client that vanished without DELETE has its
+ * session closed once it has been idle past the limit. Timer-based (a 150 ms idle limit).
+ */
+import { afterEach, expect, test } from 'vitest'
+import { createHost, type Host } from '../../src/index.js'
+import { silentLogger } from '../../src/logger.js'
+import { serveHttp, type HttpEndpoint } from '../../src/mcp/http.js'
+import { McpSessions } from '../../src/mcp/sessions.js'
+import { makeTempDir } from './serve-helpers.js'
+
+const tmp = makeTempDir('toolhost-mcp-idle-')
+let host: Host | undefined
+let endpoint: HttpEndpoint | undefined
+
+afterEach(async () => {
+  await endpoint?.close()
+  await host?.close()
+  tmp.remove()
+})
+
+const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+
+async function post(url: string, body: unknown, sessionId?: string): Promise<Response> {
+  return fetch(url, { method: 'POST', headers: { ...headers, ...(sessionId ? { 'mcp-session-id': sessionId } : {}) }, body: JSON.stringify(body) })
+}
+
+test('an idle session is closed after the idle limit; an active one is kept (timer-based: 150 ms limit)', async () => {
+  host = await createHost({ root: tmp.dir, log: silentLogger, loadPlugins: false, config: { plugins: { dirs: [] }, env_file: '' } })
+  endpoint = await serveHttp(host, new McpSessions(), { port: 0, hostname: '127.0.0.1', idleMs: 150 })
+  const init = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'idle-test', version: '1' } },
+  }
+  const opened = await post(endpoint.url, init)
+  expect(opened.status).toBe(200)
+  const sessionId = opened.headers.get('mcp-session-id')
+  expect(sessionId).toBeTruthy()
+  await opened.text()
+  await post(endpoint.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, sessionId!).then((r) => r.text())
+
+  // Active: a request every 50 ms keeps it.
+  for (let i = 0; i < 5; i++) {
+    await new Promise((r) => setTimeout(r, 50))
+    const listed = await post(endpoint.url, { jsonrpc: '2.0', id: 10 + i, method: 'tools/list' }, sessionId!)
+    expect(listed.status).toBe(200)
+    await listed.text()
+  }
+
+  // Idle past the limit: gone.
+  await new Promise((r) => setTimeout(r, 500))
+  const late = await post(endpoint.url, { jsonrpc: '2.0', id: 99, method: 'tools/list' }, sessionId!)
+  expect(late.status).toBe(400)
+  expect(await late.text()).toMatch(/unknown or missing mcp-session-id/)
+})
