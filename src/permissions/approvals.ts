@@ -56,6 +56,11 @@ export class SessionApprovals {
     for (const key of keys) set.add(key)
   }
 
+  /** True when some call of `tool` was allowed for the session (only then can `covers` be true). */
+  hasTool(tool: string): boolean {
+    return this.#allowed.has(tool)
+  }
+
   /** True when every subject key of the call was allowed for the session before. */
   covers(tool: string, keys: readonly string[]): boolean {
     const set = this.#allowed.get(tool)

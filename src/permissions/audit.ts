@@ -26,10 +26,16 @@ export interface AuditEntry {
   answeredBy?: string
 }
 
+/** An audit line whose fields are built when the log is written (see `AuditLog.recordDeferred`). */
+export interface DeferredAuditEntry {
+  /** The entry as it was at decision time; called once, when the buffer is written. */
+  toEntry(): AuditEntry
+}
+
 /**
  * Appends decisions to a JSON-lines file off the hot path: `record` only buffers; the buffer is
- * written on the next turn of the event loop (one append per burst), and `flush` waits for every
- * line recorded so far (the host calls it on close). A write that fails is reported once through
+ * serialised and written on the next turn of the event loop (one append per burst), and `flush`
+ * waits for every line recorded so far (the host calls it on close). A write that fails is reported once through
  * `onError` and the lines are dropped; calls are never held up or failed by the audit log.
  *
  * @example
@@ -41,7 +47,7 @@ export class AuditLog {
   readonly file: string
   readonly #onError: (error: Error) => void
   readonly #root: string | undefined
-  #buffer: string[] = []
+  #buffer: (string | DeferredAuditEntry)[] = []
   #writing: Promise<void> = Promise.resolve()
   #scheduled = false
   #failed = false
@@ -56,6 +62,19 @@ export class AuditLog {
   /** Buffers one entry; it reaches the file soon after, in order. */
   record(entry: AuditEntry): void {
     this.#buffer.push(JSON.stringify(entry) + '\n')
+    this.#schedule()
+  }
+
+  /**
+   * Buffers one entry whose serialisable form is built at write time (off the call path); the
+   * entry must hold what it logs as it was when recorded (a snapshot, not live objects).
+   */
+  recordDeferred(entry: DeferredAuditEntry): void {
+    this.#buffer.push(entry)
+    this.#schedule()
+  }
+
+  #schedule(): void {
     if (this.#scheduled) return
     this.#scheduled = true
     setImmediate(() => void this.flush())
@@ -65,8 +84,10 @@ export class AuditLog {
   flush(): Promise<void> {
     this.#scheduled = false
     if (this.#buffer.length > 0) {
-      const text = this.#buffer.join('')
+      const buffered = this.#buffer
       this.#buffer = []
+      let text = ''
+      for (const line of buffered) text += typeof line === 'string' ? line : JSON.stringify(line.toEntry()) + '\n'
       this.#writing = this.#writing.then(() => this.#append(text))
     }
     return this.#writing

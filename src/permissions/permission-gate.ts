@@ -9,9 +9,10 @@ import { checkAnswer, noApproverMessage, personDeniedMessage, SessionApprovals, 
 import { AuditLog, type AuditEntry } from './audit.js'
 import { abbreviate } from './canonical-json.js'
 import { decidePermission, type PermissionDecision } from './decide.js'
+import { DecisionRecord, hasPermissionCheck, JudgedCall, snapshotArgs } from './judged-call.js'
 import { isEditCall, PERMISSION_MODES, type CallFacts } from './modes.js'
 import { parseRules, type PermissionRules } from './rules.js'
-import { describeSubject, safeDestructive, safeReadOnly, subjectKeys, subjectOf, type CallSubject } from './subjects.js'
+import { describeSubject, safeDestructive, safeReadOnly, subjectKeys, subjectOf, type CallSubject, type SubjectContext } from './subjects.js'
 
 export interface PermissionGateOptions {
   /** The host's config (`permissions.mode` already overridden by `--permission-mode`). */
@@ -26,9 +27,7 @@ export interface PermissionGateOptions {
 }
 
 /** A call after the tool had its say and the permission system decided. */
-type Judged =
-  | { refused: ToolError; item: AuthoriseItem }
-  | { refused?: undefined; item: AuthoriseItem; args: Record<string, unknown>; subject: CallSubject; keys: string[]; decision: PermissionDecision; destructive: boolean; facts: CallFacts }
+type Judged = { refused: ToolError; item: AuthoriseItem } | JudgedCall
 
 const AUDIT_STRING_CHARS = 2000
 
@@ -50,6 +49,10 @@ export class PermissionGate implements Authoriser {
   readonly #approve: ApproveHandler | undefined
   readonly #caseInsensitive: boolean
   readonly #session = new SessionApprovals()
+  readonly #pathScoped: ReadonlySet<string>
+  // Per tool name: does any allow, ask or deny rule name it? (Rules are fixed at start-up.)
+  readonly #named = new Map<string, boolean>()
+  #plain: SubjectContext | undefined
 
   constructor(options: PermissionGateOptions) {
     const file = options.configFile ?? 'config'
@@ -62,6 +65,7 @@ export class PermissionGate implements Authoriser {
     this.#config = options.config
     this.#approve = options.approve
     this.#caseInsensitive = isCaseInsensitiveFs(options.root)
+    this.#pathScoped = new Set(options.config.dispatch.path_scoped)
     this.audit = new AuditLog(path.resolve(options.root, permissions.audit_log), { root: options.root, onError: (error) => options.log.warn(error.message) })
     if (this.mode === 'bypass') {
       options.log.warn('PERMISSION MODE IS BYPASS: every call runs without asking — file writes, shell commands and destructive calls included (deny rules still apply). Use it only in a sandbox.')
@@ -69,28 +73,38 @@ export class PermissionGate implements Authoriser {
   }
 
   async authorise(items: readonly AuthoriseItem[], context: { signal?: AbortSignal; host: Host }): Promise<AuthoriseDecision[]> {
-    const signal = context.signal ?? new AbortController().signal
-    const judged = await Promise.all(items.map((item) => this.#judge(item, signal, context.host)))
+    // A never-aborted signal is made only when something can read it (a tool's permission check,
+    // the approval handler): making an AbortSignal costs more than deciding a call.
+    let signal = context.signal
+    let judged: Judged[]
+    if (items.some(hasPermissionCheck)) {
+      const batchSignal = (signal ??= new AbortController().signal)
+      judged = await Promise.all(items.map((item) => this.#judge(item, batchSignal, context.host)))
+    } else {
+      judged = new Array(items.length)
+      for (let k = 0; k < items.length; k++) judged[k] = this.#assess(items[k]!, items[k]!.args, undefined, context.host)
+    }
     const decisions: AuthoriseDecision[] = new Array(judged.length)
-    const asking: { k: number; judged: Extract<Judged, { args: unknown }> }[] = []
-    judged.forEach((j, k) => {
-      if (j.refused) {
+    const asking: { k: number; judged: JudgedCall }[] = []
+    for (let k = 0; k < judged.length; k++) {
+      const j = judged[k]!
+      if (!(j instanceof JudgedCall)) {
         this.#record(j.item, j.item.args, undefined, { decision: 'deny', by: 'tool', reason: j.refused.message })
         decisions[k] = { run: false, error: j.refused }
-        return
+        continue
       }
       const { decision } = j
-      this.#record(j.item, j.args, j.subject, { decision: decision.outcome, by: decision.by, reason: decision.reason, ...(decision.rule ? { rule: `${decision.rule.where} ${decision.rule.source}` } : {}) })
+      this.audit.recordDeferred(new DecisionRecord(j, this.mode, decision.rule ? { decision: decision.outcome, by: decision.by, reason: decision.reason, rule: `${decision.rule.where} ${decision.rule.source}` } : { decision: decision.outcome, by: decision.by, reason: decision.reason }))
       if (decision.outcome === 'allow') decisions[k] = { run: true, args: j.args }
       else if (decision.outcome === 'deny') decisions[k] = { run: false, error: { code: 'E_DENIED', message: denialMessage(j.item.tool.name, decision) } }
       else asking.push({ k, judged: j })
-    })
+    }
     if (asking.length === 0) return decisions
     const approve = this.#approve
     if (!approve) {
       for (const { k, judged: j } of asking) {
-        const message = noApproverMessage(j.item.tool.name, j.decision.reason, suggestRule(j.item.tool.name, j.subject), modesThatRun(j))
-        this.#record(j.item, j.args, j.subject, { decision: 'deny', by: 'no-approver', reason: message })
+        const message = noApproverMessage(j.item.tool.name, j.decision.reason, suggestRule(j.item.tool.name, j.subject()), modesThatRun(j))
+        this.audit.recordDeferred(new DecisionRecord(j, this.mode, { decision: 'deny', by: 'no-approver', reason: message }))
         decisions[k] = { run: false, error: { code: 'E_DENIED', message } }
       }
       return decisions
@@ -99,12 +113,12 @@ export class PermissionGate implements Authoriser {
       callId: j.item.call.id,
       tool: j.item.tool.name,
       args: j.args,
-      subject: describeSubject(j.subject),
+      subject: describeSubject(j.subject()),
       reason: j.decision.reason,
       askedBy: j.decision.by,
       destructive: j.destructive,
     }))
-    const answers = askAll(approve, requests, signal)
+    const answers = askAll(approve, requests, (signal ??= new AbortController().signal))
     asking.forEach(({ k, judged: j }, i) => {
       decisions[k] = { run: true, args: j.args, gate: answers.then((outcome) => this.#settle(j, outcome.failed ?? outcome.answers[i])) }
     })
@@ -118,25 +132,40 @@ export class PermissionGate implements Authoriser {
 
   async #judge(item: AuthoriseItem, signal: AbortSignal, host: Host): Promise<Judged> {
     const { tool } = item
-    let toolSay: PermissionResult | undefined
-    let args = item.args
-    if (tool.checkPermissions) {
-      let said: unknown
-      try {
-        said = await tool.checkPermissions(item.args, permissionContext(item, signal, host))
-      } catch (error) {
-        return { item, refused: { code: 'E_DENIED', message: `${tool.name} did not run: its permission check failed (${describeThrown(error)}); this is a fault in the tool, not in your call` } }
-      }
-      const checked = checkToolSay(said)
-      if (typeof checked === 'string') return { item, refused: { code: 'E_DENIED', message: `${tool.name} did not run: its permission check returned ${checked}; this is a fault in the tool, not in your call` } }
-      toolSay = checked
-      if ('updatedArgs' in checked && checked.updatedArgs !== undefined) {
-        const invalid = this.#revalidate(host, tool.name, checked.updatedArgs)
-        if (invalid) return { item, refused: invalid }
-        args = checked.updatedArgs
-      }
+    if (!tool.checkPermissions) return this.#assess(item, item.args, undefined, host)
+    let said: unknown
+    try {
+      said = await tool.checkPermissions(item.args, permissionContext(item, signal, host))
+    } catch (error) {
+      return { item, refused: { code: 'E_DENIED', message: `${tool.name} did not run: its permission check failed (${describeThrown(error)}); this is a fault in the tool, not in your call` } }
     }
-    const context = { root: host.root, caseInsensitive: this.#caseInsensitive, pathScoped: tool.pathScoped || this.#config.dispatch.path_scoped.includes(tool.name) }
+    const checked = checkToolSay(said)
+    if (typeof checked === 'string') return { item, refused: { code: 'E_DENIED', message: `${tool.name} did not run: its permission check returned ${checked}; this is a fault in the tool, not in your call` } }
+    let args = item.args
+    if ('updatedArgs' in checked && checked.updatedArgs !== undefined) {
+      const invalid = this.#revalidate(host, tool.name, checked.updatedArgs)
+      if (invalid) return { item, refused: invalid }
+      args = checked.updatedArgs
+    }
+    return this.#assess(item, args, checked, host)
+  }
+
+  // Decides a call once the tool had its say. The rule subject is worked out now only when the
+  // decision can depend on it; otherwise it is made lazily (see JudgedCall), from the snapshot.
+  #assess(item: AuthoriseItem, args: Record<string, unknown>, toolSay: PermissionResult | undefined, host: Host): JudgedCall {
+    const { tool } = item
+    const snapshot = snapshotArgs(args)
+    const pathScoped = tool.pathScoped || this.#pathScoped.has(tool.name)
+    const context = pathScoped ? { root: host.root, caseInsensitive: this.#caseInsensitive, pathScoped } : this.#plainContext(host.root)
+    if (!pathScoped && args === item.args && !this.#rulesName(tool.name) && !this.#session.hasTool(tool.name)) {
+      // No rule names the tool, no session approval covers it, and a subject that is not paths is
+      // never a file edit: the decision cannot depend on the subject.
+      const behaviour = { root: host.root }
+      const destructive = safeDestructive(tool, args, behaviour)
+      const facts: CallFacts = { readOnly: safeReadOnly(tool, args, behaviour), destructive, edit: false }
+      const decision = decidePermission({ toolName: tool.name, mode: this.mode, rules: this.rules, subjects: NO_SUBJECTS, facts, toolSay, sessionAllowed: false, caseInsensitive: this.#caseInsensitive })
+      return new JudgedCall(item, args, snapshot, context, decision, facts)
+    }
     const subject = subjectOf(tool, args, context)
     const subjects = args === item.args ? [subject] : [subject, subjectOf(tool, item.args, context)]
     const keys = subjects.flatMap(subjectKeys)
@@ -152,7 +181,23 @@ export class PermissionGate implements Authoriser {
       sessionAllowed: this.#session.covers(tool.name, keys),
       caseInsensitive: this.#caseInsensitive,
     })
-    return { item, args, subject, keys, decision, destructive, facts }
+    return new JudgedCall(item, args, snapshot, context, decision, facts, subject, keys)
+  }
+
+  // The subject context of a tool that is not path-scoped (one per root, shared by its calls).
+  #plainContext(root: string): SubjectContext {
+    if (this.#plain?.root !== root) this.#plain = { root, caseInsensitive: this.#caseInsensitive, pathScoped: false }
+    return this.#plain
+  }
+
+  #rulesName(tool: string): boolean {
+    let named = this.#named.get(tool)
+    if (named === undefined) {
+      const { allow, ask, deny } = this.rules
+      named = allow.some((r) => r.namesTool(tool)) || ask.some((r) => r.namesTool(tool)) || deny.some((r) => r.namesTool(tool))
+      this.#named.set(tool, named)
+    }
+    return named
   }
 
   #revalidate(host: Host, name: string, updated: unknown): ToolError | undefined {
@@ -165,22 +210,22 @@ export class PermissionGate implements Authoriser {
     return { code: 'E_ARGS_INVALID', message: `${prefix}: ${describeSchemaErrors(entry.validate.errors, updated).join('; ')}; ${suffix}` }
   }
 
-  #settle(j: Extract<Judged, { args: unknown }>, outcome: ApprovalAnswer | string | undefined): ToolError | undefined {
+  #settle(j: JudgedCall, outcome: ApprovalAnswer | string | undefined): ToolError | undefined {
     const tool = j.item.tool.name
     if (typeof outcome === 'string' || outcome === undefined) {
       const why = outcome ?? 'the approval handler gave no valid answer for this call'
       const message = `${tool} did not run: it needed approval and ${why}`
-      this.#record(j.item, j.args, j.subject, { decision: 'deny', by: 'host', reason: message })
+      this.audit.recordDeferred(new DecisionRecord(j, this.mode, { decision: 'deny', by: 'host', reason: message }))
       return { code: 'E_DENIED', message }
     }
     const answeredBy = outcome.by === undefined ? {} : { answeredBy: outcome.by }
     if (outcome.decision === 'deny') {
       const message = personDeniedMessage(tool, outcome.message)
-      this.#record(j.item, j.args, j.subject, { decision: 'deny', by: 'person', reason: message, ...answeredBy })
+      this.audit.recordDeferred(new DecisionRecord(j, this.mode, { decision: 'deny', by: 'person', reason: message, ...answeredBy }))
       return { code: 'E_DENIED', message }
     }
-    if (outcome.decision === 'allow-session') this.#session.remember(tool, j.keys)
-    this.#record(j.item, j.args, j.subject, { decision: outcome.decision, by: 'person', reason: `the person answered ${outcome.decision}`, ...answeredBy })
+    if (outcome.decision === 'allow-session') this.#session.remember(tool, j.keys())
+    this.audit.recordDeferred(new DecisionRecord(j, this.mode, { decision: outcome.decision, by: 'person', reason: `the person answered ${outcome.decision}`, ...answeredBy }))
     return undefined
   }
 
@@ -207,6 +252,8 @@ async function askAll(approve: ApproveHandler, requests: readonly ApprovalReques
     return { failed: `asking for approval failed (${describeThrown(error)})`, answers: [] }
   }
 }
+
+const NO_SUBJECTS: readonly CallSubject[] = []
 
 // The permission modes under which a call that asks would run without asking.
 function modesThatRun(j: { decision: PermissionDecision; destructive: boolean; facts: CallFacts }): PermissionMode[] {

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import { registry, type AuditEntry } from '../../src/index.js'
+import { defineTool, registry, type AuditEntry } from '../../src/index.js'
 import { AuditLog } from '../../src/permissions/audit.js'
 import { makeRoot, permissionHost, recordingApprover, registerFixtureTools } from '../fixtures/permissions/tools.js'
 
@@ -123,5 +123,47 @@ describe('the audit log', () => {
     expect(existsSync(good.file)).toBe(false) // not written synchronously
     await good.flush()
     expect(readLines(good.file)).toEqual([entry])
+  })
+
+  test('a line serialised at write time says what was decided, even if the handler then changes its arguments', async () => {
+    registry.register(
+      defineTool<{ items: string[]; label: string; n: number }>({
+        name: 'mutating',
+        description: 'Changes its own arguments (a badly behaved tool).',
+        parameters: { type: 'object', properties: { items: { type: 'array', items: { type: 'string' } }, label: { type: 'string' }, n: { type: 'integer' } } },
+        parallelSafe: true,
+        handler: (args) => {
+          args.items.push('added')
+          args.label = 'changed'
+          ;(args as Record<string, unknown>).extra = true
+          return 'ok'
+        },
+      }),
+    )
+    const host = await permissionHost(root, { mode: 'bypass' })
+    const before = Date.now()
+    const results = await host.run([
+      { id: 'm', name: 'mutating', arguments: '{"n":2,"label":"original","items":["a"]}' },
+      { id: 'r', name: 'read_note', arguments: { path: 'a.txt' } },
+    ])
+    const after = Date.now()
+    expect(results.map((r) => r.ok)).toEqual([true, true])
+    await host.close()
+    const [m, r] = readLines(path.join(root, '.toolhost', 'audit.jsonl'))
+    expect(JSON.stringify(m!.args)).toBe('{"items":["a"],"label":"original","n":2}')
+    expect(m!.subject).toBe('{"items":["a"],"label":"original","n":2}') // canonical JSON of the arguments as decided
+    expect(m).toMatchObject({ callId: 'm', tool: 'mutating', decision: 'allow', by: 'mode', mode: 'bypass' })
+    expect(r).toMatchObject({ callId: 'r', subject: 'a.txt', decision: 'allow' })
+    expect(Date.parse(m!.time)).toBeGreaterThanOrEqual(before)
+    expect(Date.parse(m!.time)).toBeLessThanOrEqual(after)
+  })
+
+  test('arguments that cannot be serialised (a BigInt) refuse the batch at decision time, as before deferral', async () => {
+    registry.register(defineTool({ name: 'anything', description: 'Takes anything.', parameters: { type: 'object' }, parallelSafe: true, handler: () => 'ran' }))
+    const host = await permissionHost(root, { mode: 'bypass' })
+    const [result] = await host.run([{ id: 'b', name: 'anything', arguments: { big: 10n } }])
+    await host.close()
+    expect(result).toMatchObject({ ok: false, error: { code: 'E_DENIED' } })
+    expect(result!.content).toContain('BigInt')
   })
 })

@@ -1,0 +1,139 @@
+import type { PermissionMode } from '../config/types.js'
+import type { AuthoriseItem } from '../host.js'
+import type { AnyTool } from '../types.js'
+import type { AuditEntry, DeferredAuditEntry } from './audit.js'
+import { abbreviate } from './canonical-json.js'
+import type { PermissionDecision } from './decide.js'
+import type { CallFacts } from './modes.js'
+import { describeSubject, subjectKeys, subjectOf, type CallSubject, type SubjectContext } from './subjects.js'
+
+const AUDIT_STRING_CHARS = 2000
+
+/**
+ * A call the permission system has decided. Its rule subject is worked out at once when the decision
+ * needs it (a path-scoped tool, a rule naming the tool, a session approval for it); otherwise only
+ * when something reads it (an approval request, the audit log when it is written), from `snapshot`,
+ * a copy of the arguments taken at decision time, so a handler that changes its arguments cannot
+ * change what the log says was decided.
+ *
+ * @example
+ * const judged = new JudgedCall(item, args, snapshotArgs(args), context, decision, facts, subject)
+ * judged.subject() // { kind: 'value', value: '{"n":1}' } (made on first use)
+ */
+export class JudgedCall {
+  readonly item: AuthoriseItem
+  readonly args: Record<string, unknown>
+  /** The arguments as decided on: keys sorted, nothing cut, never handed to the tool. */
+  readonly snapshot: Record<string, unknown>
+  readonly decision: PermissionDecision
+  readonly facts: CallFacts
+  /** What the subject is worked out with (a subject that is not paths depends only on the snapshot). */
+  readonly context: SubjectContext
+  #subject: CallSubject | undefined
+  #keys: string[] | undefined
+
+  constructor(item: AuthoriseItem, args: Record<string, unknown>, snapshot: Record<string, unknown>, context: SubjectContext, decision: PermissionDecision, facts: CallFacts, subject?: CallSubject, keys?: string[]) {
+    this.item = item
+    this.args = args
+    this.snapshot = snapshot
+    this.context = context
+    this.decision = decision
+    this.facts = facts
+    this.#subject = subject
+    this.#keys = keys
+  }
+
+  get destructive(): boolean {
+    return this.facts.destructive
+  }
+
+  /** The subject of the arguments the call runs with. */
+  subject(): CallSubject {
+    return (this.#subject ??= subjectOf(this.item.tool, this.snapshot, this.context))
+  }
+
+  /** The subject if it was worked out already (the audit line makes it from the snapshot otherwise). */
+  subjectIfMade(): CallSubject | undefined {
+    return this.#subject
+  }
+
+  /** The subject keys a session approval remembers (made lazily only when the arguments are the ones sent). */
+  keys(): string[] {
+    return (this.#keys ??= subjectKeys(this.subject()))
+  }
+}
+
+/** What an audit line says was decided (the entry's last fields). */
+export type DecisionFields = Pick<AuditEntry, 'decision' | 'by' | 'reason'> & Partial<Pick<AuditEntry, 'rule' | 'answeredBy'>>
+
+/**
+ * One audit line whose text is built when the log is written: it keeps the decision's fields as they
+ * were at decision time (the time, the argument snapshot, the subject or what it is made from), and
+ * nothing else, so a burst of buffered lines holds little memory and the line is the same as if it
+ * had been serialised at once.
+ *
+ * @example
+ * audit.recordDeferred(new DecisionRecord(judged, 'bypass', { decision: 'allow', by: 'mode', reason: 'permission mode bypass runs every call' }))
+ */
+export class DecisionRecord implements DeferredAuditEntry {
+  readonly #time = Date.now()
+  readonly #callId: string
+  readonly #tool: AnyTool
+  readonly #snapshot: Record<string, unknown>
+  readonly #subject: CallSubject | undefined
+  readonly #context: SubjectContext
+  readonly #mode: PermissionMode
+  readonly #what: DecisionFields
+
+  constructor(judged: JudgedCall, mode: PermissionMode, what: DecisionFields) {
+    this.#callId = judged.item.call.id
+    this.#tool = judged.item.tool
+    this.#snapshot = judged.snapshot
+    this.#subject = judged.subjectIfMade()
+    this.#context = judged.context
+    this.#mode = mode
+    this.#what = what
+  }
+
+  toEntry(): AuditEntry {
+    return {
+      time: new Date(this.#time).toISOString(),
+      callId: this.#callId,
+      tool: this.#tool.name,
+      args: abbreviate(this.#snapshot, AUDIT_STRING_CHARS),
+      subject: describeSubject(this.#subject ?? subjectOf(this.#tool, this.#snapshot, this.#context)),
+      mode: this.#mode,
+      ...this.#what,
+    }
+  }
+}
+
+/**
+ * A deep copy of a call's arguments with keys sorted (what the audit log and rule subjects read).
+ * Fails like serialising the arguments would (a BigInt), so such a call is refused at decision time,
+ * as before the audit line was deferred.
+ *
+ * @example
+ * snapshotArgs({ b: 1, a: ['x'] }) // { a: ['x'], b: 1 }
+ */
+export function snapshotArgs(args: Record<string, unknown>): Record<string, unknown> {
+  return copySorted(args) as Record<string, unknown>
+}
+
+function copySorted(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) {
+    if (typeof value === 'bigint') throw new TypeError('Do not know how to serialize a BigInt')
+    return value
+  }
+  if (Array.isArray(value)) return value.map(copySorted)
+  const keys = Object.keys(value)
+  if (keys.length > 1) keys.sort()
+  const out: Record<string, unknown> = {}
+  for (const key of keys) out[key] = copySorted((value as Record<string, unknown>)[key])
+  return out
+}
+
+/** True when the tool asks to be consulted before each call (the batch must then wait for it). */
+export function hasPermissionCheck(item: { tool: AnyTool }): boolean {
+  return item.tool.checkPermissions !== undefined
+}
