@@ -141,6 +141,7 @@ export class Host {
       maxWorkers: setup.maxWorkers,
       now: this.#now,
       onEvent: (event) => this.#emit(event),
+      listening: () => this.#listeners.size > 0,
     })
   }
 

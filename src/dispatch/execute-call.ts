@@ -14,6 +14,8 @@ export interface Execution {
   settled: Promise<{ abandoned: boolean }>
   /** The run was interrupted: abort the handler and answer E_INTERRUPTED unless it finishes within the grace. */
   interrupt(): void
+  /** Set when the handler finished before `executeCall` returned (no promise): the outcome, already known. */
+  done?: Outcome
 }
 
 export interface ExecuteOptions {
@@ -108,7 +110,24 @@ function failedOutcome(name: string, error: unknown): Outcome {
 const SETTLED = Promise.resolve({ abandoned: false })
 
 function doneExecution(outcome: Outcome): Execution {
-  return { answered: Promise.resolve(outcome), settled: SETTLED, interrupt() {} }
+  return new DoneExecution(outcome)
+}
+
+// A class, not an object literal: the answered promise is made only if someone asks for it.
+class DoneExecution implements Execution {
+  readonly done: Outcome
+  readonly settled = SETTLED
+  #answered: Promise<Outcome> | undefined
+
+  constructor(outcome: Outcome) {
+    this.done = outcome
+  }
+
+  get answered(): Promise<Outcome> {
+    return (this.#answered ??= Promise.resolve(this.done))
+  }
+
+  interrupt(): void {}
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

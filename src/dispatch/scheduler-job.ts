@@ -1,0 +1,66 @@
+// The scheduler's bookkeeping per call and per submission (see scheduler.ts).
+import type { ToolError } from '../types.js'
+import type { Execution } from './execute-call.js'
+import type { JobOutcome, SchedulableCall, Wait } from './scheduler.js'
+
+type JobState = 'pending' | 'running' | 'done'
+
+/**
+ * The calls of one submission with a signal: its abort listener goes once all are released.
+ *
+ * @example
+ * const submission = new Submission(jobs.length, signal, () => interruptAll(jobs))
+ */
+export class Submission {
+  remaining: number
+  readonly signal: AbortSignal
+  readonly onAbort: () => void
+
+  constructor(remaining: number, signal: AbortSignal, onAbort: () => void) {
+    this.remaining = remaining
+    this.signal = signal
+    this.onAbort = onAbort
+  }
+}
+
+/**
+ * One call inside the scheduler: its waits, who waits for it, its state, and its one outcome.
+ *
+ * @example
+ * const job = new Job(1, call)
+ * job.answer({ ran: false, error, waits: [] }) // job.outcome resolves with it
+ */
+export class Job {
+  readonly seq: number
+  readonly call: SchedulableCall
+  state: JobState = 'pending'
+  readonly waits: Wait[] = []
+  readonly deps: Job[] = []
+  /** Later jobs that wait for this one's release. */
+  dependents: Job[] | undefined = undefined
+  /** Unreleased deps, plus one while the approval gate is open. */
+  blockers = 0
+  gateError: ToolError | undefined = undefined
+  execution: Execution | undefined = undefined
+  /** An interrupt arrived while the job was starting (e.g. from a 'started' listener). */
+  interruptPending = false
+  answered = false
+  released = false
+  submission: Submission | undefined = undefined
+  readonly outcome: Promise<JobOutcome>
+  #resolve!: (outcome: JobOutcome) => void
+
+  constructor(seq: number, call: SchedulableCall) {
+    this.seq = seq
+    this.call = call
+    this.outcome = new Promise<JobOutcome>((resolve) => {
+      this.#resolve = resolve
+    })
+  }
+
+  answer(outcome: JobOutcome): void {
+    this.answered = true
+    this.#resolve(outcome)
+  }
+}
+
