@@ -5,7 +5,7 @@ import { CallContext } from './dispatch/call-context.js'
 import { executeCall, type Execution } from './dispatch/execute-call.js'
 import type { BehaviourSets, Footprint } from './dispatch/footprint.js'
 import { batchBlocker, explainWaits, planModeWaits } from './dispatch/plan.js'
-import { Scheduler, type JobOutcome, type SchedulableCall, type SchedulerEvent, type Wait } from './dispatch/scheduler.js'
+import { Scheduler, type JobOutcome, type SchedulableCall, type SchedulerEvent, type SubmitOptions, type Wait } from './dispatch/scheduler.js'
 import { capText, limitContent, toContent } from './dispatch/shape-result.js'
 import { loadEnvFile } from './env-file.js'
 import { describeThrown } from './errors.js'
@@ -272,19 +272,16 @@ export class Host {
         return
       }
       const args = decision.args
-      schedulable.push({
-        item,
-        args,
-        call: {
-          id: item.call.id,
-          footprint: this.footprintOf(item.tool, args),
-          ...(decision.gate ? { gate: decision.gate } : {}),
-          start: this.#starter(item, args),
-        },
-      })
+      const call: SchedulableCall = { id: item.call.id, footprint: this.footprintOf(item.tool, args), start: this.#starter(item, args) }
+      if (decision.gate) call.gate = decision.gate
+      schedulable.push({ item, args, call })
     })
-    const modeWaits = planModeWaits(mode, schedulable.map((s) => s.call), blockerOf(admissions))
-    const outcomes = this.#scheduler.submit(schedulable.map((s) => s.call), { modeWaits, ...(options.signal ? { signal: options.signal } : {}) })
+    const toSchedule = schedulable.map((s) => s.call)
+    const submit: SubmitOptions = {}
+    // `graph` adds no waits of its own; only `batch` reads the blocker.
+    if (mode !== 'graph') submit.modeWaits = planModeWaits(mode, toSchedule, mode === 'batch' ? blockerOf(admissions) : undefined)
+    if (options.signal) submit.signal = options.signal
+    const outcomes = this.#scheduler.submit(toSchedule, submit)
     schedulable.forEach((s, k) => {
       results[s.item.index] = outcomes[k]!.then((outcome) => this.#shape(s.item, outcome, trace))
     })
@@ -326,7 +323,9 @@ export class Host {
   }
 
 
-  async #shape(item: AuthoriseItem, outcome: JobOutcome, trace: boolean): Promise<ToolResult> {
+  // Not async: a result within its limit is shaped at once (no extra promise per call); only a
+  // result that must be saved to disk goes through #saveAndShape.
+  #shape(item: AuthoriseItem, outcome: JobOutcome, trace: boolean): ToolResult | Promise<ToolResult> {
     const { call, tool } = item
     if (!outcome.ran) return this.#errorResult(call, outcome.error, trace, outcome.waits)
     const timing = trace ? { startedAt: outcome.startedAt, endedAt: outcome.endedAt, waitedFor: outcome.waits.map((w) => w.id) } : {}
@@ -339,13 +338,17 @@ export class Host {
     const content = toContent(tool.name, outcome.outcome.value)
     if (!content.ok) return { id: call.id, name: call.name, ok: false, content: content.error.message, error: content.error, ...timing }
     if (limit === false || content.content.length <= limit) return { id: call.id, name: call.name, ok: true, content: content.content, ...timing }
+    return this.#saveAndShape(call, content.content, limit, timing)
+  }
+
+  async #saveAndShape(call: ToolCall, text: string, limit: number, timing: object): Promise<ToolResult> {
     try {
-      const limited = await limitContent(content.content, limit, underRoot(this.root, this.config.limits.results_dir), call.id)
+      const limited = await limitContent(text, limit, underRoot(this.root, this.config.limits.results_dir), call.id)
       return { id: call.id, name: call.name, ok: true, ...limited, ...timing }
     } catch (error) {
       // The whole text could not be saved: still answer, with what fits and why the rest is missing.
-      const kept = content.content.slice(0, typeof limit === 'number' ? Math.max(0, limit - 200) : undefined)
-      return { id: call.id, name: call.name, ok: true, content: `${kept}\n[truncated: ${content.content.length} characters; saving the whole result failed: ${(error as Error).message}]`, truncated: true, ...timing }
+      const kept = text.slice(0, Math.max(0, limit - 200))
+      return { id: call.id, name: call.name, ok: true, content: `${kept}\n[truncated: ${text.length} characters; saving the whole result failed: ${(error as Error).message}]`, truncated: true, ...timing }
     }
   }
 

@@ -24,40 +24,62 @@ export interface AdmitContext {
  */
 export async function admitCalls(calls: readonly ToolCall[], context: AdmitContext): Promise<Admission[]> {
   const { registry, config } = context
-  const staged = calls.map((call, index) => {
-    const parsed = parseArguments(call.arguments, config.limits.max_argument_chars)
-    if (!parsed.ok) return { ok: false as const, index, call, error: parsed.error, parsed: false }
-    const resolved = resolveTool(registry, call.name)
-    if (!resolved.ok) return { ok: false as const, index, call, error: resolved.error, parsed: true, suggestions: resolved.suggestions }
-    return { ok: true as const, index, call, tool: resolved.tool, args: parsed.args }
-  })
+  const maxChars = config.limits.max_argument_chars
+  // One loop, no per-call arrays: this runs for every call of every batch.
+  const staged: Staged[] = new Array(calls.length)
   // Tools to check: those called, and those an unknown name would be pointed to (a hidden tool is
-  // not suggested: the model would only get E_TOOL_UNAVAILABLE next).
-  const names = [...new Set(staged.flatMap((s) => (s.ok ? [s.tool.name] : (s.suggestions ?? []))))]
-  const needsCheck = names.filter((n) => {
+  // not suggested: the model would only get E_TOOL_UNAVAILABLE next). Distinct, first use first.
+  const names = new Set<string>()
+  for (let index = 0; index < calls.length; index++) {
+    const call = calls[index]!
+    const parsed = parseArguments(call.arguments, maxChars)
+    if (!parsed.ok) {
+      staged[index] = { ok: false, index, call, error: parsed.error, parsed: false }
+      continue
+    }
+    const resolved = resolveTool(registry, call.name)
+    if (!resolved.ok) {
+      staged[index] = { ok: false, index, call, error: resolved.error, parsed: true, suggestions: resolved.suggestions }
+      for (const name of resolved.suggestions) names.add(name)
+      continue
+    }
+    staged[index] = { ok: true, index, call, tool: resolved.tool, args: parsed.args }
+    names.add(resolved.tool.name)
+  }
+  const needsCheck: string[] = []
+  for (const n of names) {
     const tool = registry.get(n)
-    return tool !== undefined && (tool.check !== undefined || tool.requiresEnv.length > 0)
-  })
+    if (tool !== undefined && (tool.check !== undefined || tool.requiresEnv.length > 0)) needsCheck.push(n)
+  }
   const hidden = new Map<string, string>()
   if (needsCheck.length > 0) {
     for (const a of await registry.explainAvailability(needsCheck, { checkTimeoutMs: config.availability.check_timeout_ms, canAsk: context.canAsk ?? false, ...(context.env ? { env: context.env } : {}) })) {
       if (!a.available) hidden.set(a.name, a.reason ?? 'unavailable')
     }
   }
-  return staged.map((s): Admission => {
-    if (!s.ok) {
-      const suggestions = s.suggestions ?? []
-      const error = suggestions.some((n) => hidden.has(n)) ? unknownToolError(String(s.call.name), suggestions.filter((n) => !hidden.has(n))) : s.error
-      return { ok: false, index: s.index, call: s.call, error, parsed: s.parsed }
-    }
-    const reason = hidden.get(s.tool.name)
-    if (reason !== undefined) {
-      return { ok: false, index: s.index, call: s.call, parsed: true, error: { code: 'E_TOOL_UNAVAILABLE', message: `${s.tool.name} is not available right now (${reason}); use another tool` } }
-    }
-    const invalid = validateArguments(registry, s.tool, s.args)
-    if (invalid) return { ok: false, index: s.index, call: s.call, parsed: true, error: invalid }
-    return s
-  })
+  const admissions: Admission[] = new Array(staged.length)
+  for (let i = 0; i < staged.length; i++) admissions[i] = settle(staged[i]!, registry, hidden)
+  return admissions
+}
+
+type Staged =
+  | { ok: true; index: number; call: ToolCall; tool: AnyTool; args: Record<string, unknown> }
+  | { ok: false; index: number; call: ToolCall; error: ToolError; parsed: boolean; suggestions?: string[] }
+
+// Availability (hidden tools) and validation of one staged call.
+function settle(s: Staged, registry: ToolRegistry, hidden: ReadonlyMap<string, string>): Admission {
+  if (!s.ok) {
+    const suggestions = s.suggestions ?? []
+    const error = hidden.size > 0 && suggestions.some((n) => hidden.has(n)) ? unknownToolError(String(s.call.name), suggestions.filter((n) => !hidden.has(n))) : s.error
+    return { ok: false, index: s.index, call: s.call, error, parsed: s.parsed }
+  }
+  const reason = hidden.size > 0 ? hidden.get(s.tool.name) : undefined
+  if (reason !== undefined) {
+    return { ok: false, index: s.index, call: s.call, parsed: true, error: { code: 'E_TOOL_UNAVAILABLE', message: `${s.tool.name} is not available right now (${reason}); use another tool` } }
+  }
+  const invalid = validateArguments(registry, s.tool, s.args)
+  if (invalid) return { ok: false, index: s.index, call: s.call, parsed: true, error: invalid }
+  return s
 }
 
 /** The config's behaviour sets as lookups. */
