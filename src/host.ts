@@ -264,7 +264,9 @@ export class Host {
       else results[a.index] = Promise.resolve(this.#errorResult(a.call, a.error, trace))
     }
     const decisions = items.length > 0 ? await this.#authorise(items, options.signal) : []
-    const schedulable: { item: AuthoriseItem; args: Record<string, unknown>; call: SchedulableCall }[] = []
+    // Parallel arrays (no wrapper object per call): the call to schedule, and the item it came from.
+    const scheduledItems: AuthoriseItem[] = []
+    const toSchedule: SchedulableCall[] = []
     items.forEach((item, k) => {
       const decision = decisions[k] ?? { run: false as const, error: { code: 'E_DENIED', message: 'no permission decision was made for this call' } }
       if (!decision.run) {
@@ -274,16 +276,16 @@ export class Host {
       const args = decision.args
       const call: SchedulableCall = { id: item.call.id, footprint: this.footprintOf(item.tool, args), start: this.#starter(item, args) }
       if (decision.gate) call.gate = decision.gate
-      schedulable.push({ item, args, call })
+      scheduledItems.push(item)
+      toSchedule.push(call)
     })
-    const toSchedule = schedulable.map((s) => s.call)
     const submit: SubmitOptions = {}
     // `graph` adds no waits of its own; only `batch` reads the blocker.
     if (mode !== 'graph') submit.modeWaits = planModeWaits(mode, toSchedule, mode === 'batch' ? blockerOf(admissions) : undefined)
     if (options.signal) submit.signal = options.signal
     const outcomes = this.#scheduler.submit(toSchedule, submit)
-    schedulable.forEach((s, k) => {
-      results[s.item.index] = outcomes[k]!.then((outcome) => this.#shape(s.item, outcome, trace))
+    scheduledItems.forEach((item, k) => {
+      results[item.index] = outcomes[k]!.then((outcome) => this.#shape(item, outcome, trace))
     })
     return results
   }

@@ -83,9 +83,10 @@ export class DecisionRecord implements DeferredAuditEntry {
   readonly #subject: CallSubject | undefined
   readonly #context: SubjectContext
   readonly #mode: PermissionMode
-  readonly #what: DecisionFields
+  readonly #what: DecisionFields | PermissionDecision
 
-  constructor(judged: JudgedCall, mode: PermissionMode, what: DecisionFields) {
+  /** `what`: the fields to log, or the permission system's decision itself (logged as decision, by, reason, rule). */
+  constructor(judged: JudgedCall, mode: PermissionMode, what: DecisionFields | PermissionDecision) {
     this.#callId = judged.item.call.id
     this.#tool = judged.item.tool
     this.#snapshot = judged.snapshot
@@ -96,6 +97,7 @@ export class DecisionRecord implements DeferredAuditEntry {
   }
 
   toEntry(): AuditEntry {
+    const what = this.#what
     return {
       time: new Date(this.#time).toISOString(),
       callId: this.#callId,
@@ -103,9 +105,16 @@ export class DecisionRecord implements DeferredAuditEntry {
       args: abbreviate(this.#snapshot, AUDIT_STRING_CHARS),
       subject: describeSubject(this.#subject ?? subjectOf(this.#tool, this.#snapshot, this.#context)),
       mode: this.#mode,
-      ...this.#what,
+      ...('outcome' in what ? fieldsOf(what) : what),
     }
   }
+}
+
+// How the audit log words a decision of the permission system.
+function fieldsOf(decision: PermissionDecision): DecisionFields {
+  const fields: DecisionFields = { decision: decision.outcome, by: decision.by, reason: decision.reason }
+  if (decision.rule) fields.rule = `${decision.rule.where} ${decision.rule.source}`
+  return fields
 }
 
 /**

@@ -94,7 +94,7 @@ export class PermissionGate implements Authoriser {
         continue
       }
       const { decision } = j
-      this.audit.recordDeferred(new DecisionRecord(j, this.mode, decision.rule ? { decision: decision.outcome, by: decision.by, reason: decision.reason, rule: `${decision.rule.where} ${decision.rule.source}` } : { decision: decision.outcome, by: decision.by, reason: decision.reason }))
+      this.audit.recordDeferred(new DecisionRecord(j, this.mode, decision))
       if (decision.outcome === 'allow') decisions[k] = { run: true, args: j.args }
       else if (decision.outcome === 'deny') decisions[k] = { run: false, error: { code: 'E_DENIED', message: denialMessage(j.item.tool.name, decision) } }
       else asking.push({ k, judged: j })
