@@ -99,7 +99,7 @@ export class DecisionRecord implements DeferredAuditEntry {
   toEntry(): AuditEntry {
     const what = this.#what
     return {
-      time: new Date(this.#time).toISOString(),
+      time: isoTime(this.#time),
       callId: this.#callId,
       tool: this.#tool.name,
       args: abbreviate(this.#snapshot, AUDIT_STRING_CHARS),
@@ -108,6 +108,18 @@ export class DecisionRecord implements DeferredAuditEntry {
       ...('outcome' in what ? fieldsOf(what) : what),
     }
   }
+}
+
+// The ISO text of a time in ms; lines written together mostly share their millisecond, and
+// toISOString costs more than the rest of a line.
+let lastMs = Number.NaN
+let lastIso = ''
+function isoTime(ms: number): string {
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString()
+    lastMs = ms
+  }
+  return lastIso
 }
 
 // How the audit log words a decision of the permission system.
