@@ -54,6 +54,10 @@ export interface SubmitOptions {
  * A call that is ready waits for a worker in arrival order; a handler that finishes without a promise
  * is answered and released at once.
  *
+ * The worker pool is its own (a heap of ready calls and a running count) rather than p-queue, which
+ * the first version used: p-queue's queue bookkeeping was ~20% of a 1,000-call batch's cost, and a
+ * slot here must be freed when the handler settles, not when its answer is sent (BENCHMARKS.md).
+ *
  * @example
  * const scheduler = new Scheduler({ maxWorkers: 8, now: () => performance.now() })
  * const [outcome] = scheduler.submit([{ id: 'c1', footprint: { kind: 'free' }, start: () => executeCall(tool, args, makeContext, options) }])
