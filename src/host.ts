@@ -3,9 +3,10 @@ import type { ToolhostConfig } from './config/types.js'
 import { admitCalls, behaviourSets, computeFootprint, type Admission } from './dispatch/admit.js'
 import { CallContext } from './dispatch/call-context.js'
 import { executeCall, type Execution } from './dispatch/execute-call.js'
+import { logSchedulingEvents } from './dispatch/log-events.js'
 import type { BehaviourSets, Footprint } from './dispatch/footprint.js'
 import { batchBlocker, explainWaits, planModeWaits } from './dispatch/plan.js'
-import { Scheduler, type JobOutcome, type SchedulableCall, type SchedulerEvent, type SubmitOptions, type Wait } from './dispatch/scheduler.js'
+import { Scheduler, type JobOutcome, type SchedulableCall, type SubmitOptions, type Wait } from './dispatch/scheduler.js'
 import { capText, limitContent, toContent } from './dispatch/shape-result.js'
 import { loadEnvFile } from './env-file.js'
 import { describeThrown } from './errors.js'
@@ -13,76 +14,17 @@ import { loadPlugins, type PluginLoadReport } from './loader/load-plugins.js'
 import { createLogger } from './logger.js'
 import { isCaseInsensitiveFs } from './paths.js'
 import { registry as processRegistry, type ToolRegistry } from './registry.js'
-import { resolveSetup, underRoot, type ConfigSource } from './host-setup.js'
+import { resolveSetup, underRoot } from './host-setup.js'
 import { attachProcessRegistry } from './processes/attach-processes.js'
 import type { AnyTool, AskHandler, HostServices, Logger, OpenAIToolDefinition, SessionState, ToolCall, ToolContext, ToolError, ToolResult } from './types.js'
-import type { DispatchMode, PermissionMode } from './config/types.js'
-import type { ApproveHandler } from './permissions/approvals.js'
+import type { Authoriser, AuthoriseDecision, AuthoriseItem, HostEvent, HostOptions, PlannedCall, RunOptions } from './host-types.js'
+import type { DispatchMode } from './config/types.js'
 import { PermissionGate } from './permissions/permission-gate.js'
 import { toCalls } from './adapters/parse-batch.js'
 import type { ModelFormat } from './adapters/format.js'
 import { renderDefinitions, renderResults, type DefinitionsOf, type MessagesOf } from './adapters/render.js'
 
-/** One call handed to the authorisation stage. */
-export interface AuthoriseItem {
-  index: number
-  call: ToolCall
-  tool: AnyTool
-  args: Record<string, unknown>
-}
-
-/** Run (with possibly updated arguments, maybe after an approval `gate`), or refuse with an error. */
-export type AuthoriseDecision =
-  | { run: true; args: Record<string, unknown>; gate?: Promise<ToolError | undefined> }
-  | { run: false; error: ToolError }
-
-/** The authorisation stage: sees a whole batch at once, so approvals can be asked together. */
-export interface Authoriser {
-  authorise(items: readonly AuthoriseItem[], context: { signal?: AbortSignal; host: Host }): Promise<AuthoriseDecision[]>
-}
-
-export type HostEvent = SchedulerEvent | { type: 'progress'; id: string; message: string; progress?: number; total?: number }
-
-export interface HostOptions extends ConfigSource {
-  /** Extra plugin folders, added to `plugins.dirs` (relative to the process cwd). */
-  plugins?: string[]
-  /** Load the plugin folders (default true). */
-  loadPlugins?: boolean
-  /** Hot reload: re-import plugin files when they change (also `plugins.watch`). */
-  watch?: boolean
-  registry?: ToolRegistry
-  /** How the host asks a person (clarify, approvals). */
-  ask?: AskHandler
-  /** Who approves calls the permission system asks about; without one they are denied (E_DENIED). */
-  approve?: ApproveHandler
-  /** Permission mode override (CLI `--permission-mode`); wins over `permissions.mode`. */
-  permissionMode?: PermissionMode
-  /** Replaces the permission system (default: a `PermissionGate` built from `permissions.*`). */
-  authoriser?: Authoriser
-  /** Mode override (CLI `--mode`). */
-  mode?: DispatchMode
-  log?: Logger
-  /** Monotonic clock in ms (benchmarks inject a virtual one). */
-  now?: () => number
-  env?: NodeJS.ProcessEnv
-}
-
-export interface RunOptions {
-  signal?: AbortSignal
-  mode?: DispatchMode
-  /** Add startedAt/endedAt/waitedFor to each result. */
-  trace?: boolean
-}
-
-/** One call of a plan, as `explain` shows it. */
-export interface PlannedCall {
-  id: string
-  name: string
-  /** Present when the call would fail before running. */
-  error?: ToolError
-  footprint?: Footprint
-  waitsFor: Wait[]
-}
+export type { Authoriser, AuthoriseDecision, AuthoriseItem, HostEvent, HostOptions, PlannedCall, RunOptions } from './host-types.js'
 
 /**
  * A toolhost: a registry of tools, a config, a workspace root and a scheduler. Hand it calls, get
@@ -385,6 +327,8 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   const setup = resolveSetup(options, options.env)
   const host = new Host(setup, options)
   await attachProcessRegistry(host)
+  // Events cost nothing while nobody listens, so they are logged only when asked for.
+  if (options.logEvents ?? (options.env ?? process.env).TOOLHOST_LOG === 'debug') logSchedulingEvents(host, host.log)
   if (setup.config.env_file !== '') loadEnvFile(underRoot(setup.root, setup.config.env_file), options.env)
   if (options.loadPlugins !== false) {
     const dirs = [

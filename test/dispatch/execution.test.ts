@@ -336,3 +336,30 @@ describe('interrupt from a started listener (regression: reported while building
     expect(result).toMatchObject({ id: 'h', ok: false, error: { code: 'E_INTERRUPTED' } })
   })
 })
+
+describe('event logging', () => {
+  test('with logEvents every scheduling event is a debug line naming the call, whom it waited for and why', async () => {
+    const lines: string[] = []
+    tool({ name: 'writer', pathScoped: true, handler: () => 'written' })
+    const log = { debug: (m: string) => void lines.push(m), info: () => undefined, warn: () => undefined, error: () => undefined }
+    const host = await makeHost({}, { log, logEvents: true })
+    await host.run([
+      { id: 'w1', name: 'writer', arguments: { path: 'a.txt' } },
+      { id: 'w2', name: 'writer', arguments: { path: 'a.txt' } },
+    ])
+    expect(lines.some((l) => /^call w1 queued \(#\d+\) at [\d.]+ ms$/.test(l))).toBe(true)
+    expect(lines.some((l) => /^call w2 waits for w1 \(writes a\.txt, which w1 writes too\)$/.test(l))).toBe(true)
+    expect(lines.some((l) => /^call w1 started at [\d.]+ ms \(1 running\)$/.test(l))).toBe(true)
+    expect(lines.some((l) => /^call w2 finished at [\d.]+ ms: ok$/.test(l))).toBe(true)
+    expect(lines.filter((l) => /released its reservations/.test(l))).toHaveLength(2)
+  })
+
+  test('without it, no event lines are logged', async () => {
+    const lines: string[] = []
+    tool({ name: 'quiet', parallelSafe: true, handler: () => 'ok' })
+    const log = { debug: (m: string) => void lines.push(m), info: () => undefined, warn: () => undefined, error: () => undefined }
+    const host = await makeHost({}, { log, logEvents: false })
+    await host.run([{ id: 'q', name: 'quiet', arguments: {} }])
+    expect(lines).toEqual([])
+  })
+})
