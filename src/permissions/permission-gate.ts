@@ -45,7 +45,6 @@ export class PermissionGate implements Authoriser {
   readonly mode: ToolhostConfig['permissions']['mode']
   readonly rules: PermissionRules
   readonly audit: AuditLog
-  readonly #config: ToolhostConfig
   readonly #approve: ApproveHandler | undefined
   readonly #caseInsensitive: boolean
   readonly #session = new SessionApprovals()
@@ -62,7 +61,6 @@ export class PermissionGate implements Authoriser {
     }
     this.mode = permissions.mode
     this.rules = parseRules(permissions, file)
-    this.#config = options.config
     this.#approve = options.approve
     this.#caseInsensitive = isCaseInsensitiveFs(options.root)
     this.#pathScoped = new Set(options.config.dispatch.path_scoped)

@@ -1,20 +1,12 @@
-import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import { createDeferred } from '../../src/dispatch/deferred.js'
 import { defineTool, registry, type ApproveHandler, type ToolCall } from '../../src/index.js'
-import { makeRoot, permissionHost, recordingApprover, registerFixtureTools, type RunLog } from '../fixtures/permissions/tools.js'
+import { permissionHost, recordingApprover, type RunLog, useFixtureWorkspace } from '../fixtures/permissions/tools.js'
 
 describe('asking for approval', () => {
   let root: string
-  let cleanup: () => void
   let ran: RunLog
-  beforeEach(() => {
-    ;({ root, cleanup } = makeRoot())
-    ran = registerFixtureTools()
-  })
-  afterEach(() => {
-    registry.clear()
-    cleanup()
-  })
+  useFixtureWorkspace((w) => ({ root, ran } = w))
 
   test('only the calls that ask wait; the rest run before the person answers, and the asks come together', async () => {
     const events: string[] = []

@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import { registry, type ToolCall, type ToolResult } from '../../src/index.js'
-import { makeRoot, permissionHost, recordingApprover, registerFixtureTools, type RunLog } from '../fixtures/permissions/tools.js'
+import { describe, expect, test } from 'vitest'
+import { type ToolCall, type ToolResult } from '../../src/index.js'
+import { permissionHost, recordingApprover, type RunLog, useFixtureWorkspace } from '../fixtures/permissions/tools.js'
 
 type Outcome = 'run' | 'ask' | 'deny'
 
@@ -34,16 +34,8 @@ function outcomeOf(result: ToolResult, asked: string[], ran: RunLog): Outcome {
 
 describe('permission modes', () => {
   let root: string
-  let cleanup: () => void
   let ran: RunLog
-  beforeEach(() => {
-    ;({ root, cleanup } = makeRoot())
-    ran = registerFixtureTools()
-  })
-  afterEach(() => {
-    registry.clear()
-    cleanup()
-  })
+  useFixtureWorkspace((w) => ({ root, ran } = w))
 
   const cases = Object.entries(TABLE).flatMap(([mode, row]) => Object.entries(row).map(([kind, expected]) => ({ mode, kind, expected })))
   test.each(cases)('$mode: a $kind call → $expected', async ({ mode, kind, expected }) => {

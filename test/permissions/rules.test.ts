@@ -1,12 +1,12 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import { registry, type ToolCall } from '../../src/index.js'
+import { describe, expect, test } from 'vitest'
+import { type ToolCall } from '../../src/index.js'
 import { isCaseInsensitiveFs } from '../../src/paths.js'
 import { findAllowRule, findBlockingRule } from '../../src/permissions/match-rules.js'
 import { parseRule, parseRules } from '../../src/permissions/rules.js'
 import type { CallSubject } from '../../src/permissions/subjects.js'
-import { makeRoot, permissionHost, recordingApprover, registerFixtureTools, type RunLog } from '../fixtures/permissions/tools.js'
+import { makeRoot, permissionHost, recordingApprover, type RunLog, useFixtureWorkspace } from '../fixtures/permissions/tools.js'
 
 describe('parsing rules', () => {
   test.each([
@@ -56,22 +56,18 @@ describe('parsing rules', () => {
 
 describe('rules against calls', () => {
   let root: string
-  let cleanup: () => void
   let ran: RunLog
-  beforeEach(() => {
-    ;({ root, cleanup } = makeRoot())
-    ran = registerFixtureTools()
-    mkdirSync(path.join(root, 'src'))
-    mkdirSync(path.join(root, 'secrets'))
-    writeFileSync(path.join(root, '.env'), 'TOKEN=1')
-    writeFileSync(path.join(root, 'secrets', 'key.txt'), 'k')
-    symlinkSync(path.join(root, '.env'), path.join(root, 'link-to-env'))
-    symlinkSync('secrets', path.join(root, 'linkdir'))
-  })
-  afterEach(() => {
-    registry.clear()
-    cleanup()
-  })
+  useFixtureWorkspace(
+    (w) => ({ root, ran } = w),
+    (root) => {
+      mkdirSync(path.join(root, 'src'))
+      mkdirSync(path.join(root, 'secrets'))
+      writeFileSync(path.join(root, '.env'), 'TOKEN=1')
+      writeFileSync(path.join(root, 'secrets', 'key.txt'), 'k')
+      symlinkSync(path.join(root, '.env'), path.join(root, 'link-to-env'))
+      symlinkSync('secrets', path.join(root, 'linkdir'))
+    },
+  )
 
   async function outcomes(permissions: Record<string, unknown>, calls: ToolCall[]): Promise<string[]> {
     const person = recordingApprover()

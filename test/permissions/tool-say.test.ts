@@ -1,21 +1,13 @@
-import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import { existsSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { defineTool, registry, type PermissionResult } from '../../src/index.js'
-import { makeRoot, permissionHost, recordingApprover, registerFixtureTools, registerGuardedTool, type RunLog } from '../fixtures/permissions/tools.js'
+import { permissionHost, recordingApprover, registerGuardedTool, type RunLog, useFixtureWorkspace } from '../fixtures/permissions/tools.js'
 
 describe("the tool's own say (checkPermissions)", () => {
   let root: string
-  let cleanup: () => void
   let ran: RunLog
-  beforeEach(() => {
-    ;({ root, cleanup } = makeRoot())
-    ran = registerFixtureTools()
-  })
-  afterEach(() => {
-    registry.clear()
-    cleanup()
-  })
+  useFixtureWorkspace((w) => ({ root, ran } = w))
 
   async function runGuarded(say: PermissionResult | (() => PermissionResult), permissions: Record<string, unknown> = { mode: 'ask' }, options: { destructive?: boolean; readOnly?: boolean } = {}, args: Record<string, unknown> = { path: 'notes/a.txt' }) {
     registerGuardedTool(() => (typeof say === 'function' ? say() : say), ran, options)

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { isToolhostError, registry, Workspace } from '../../src/index.js'
-import { call, hostOn, makeSandbox, SECRET, snapshot, type Sandbox } from './sandbox.js'
+import { hostOn, makeSandbox, SECRET, snapshot, type Sandbox } from './sandbox.js'
 
 let sb: Sandbox
 let ws: Workspace
