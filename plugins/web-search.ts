@@ -22,7 +22,7 @@ registry.register(
     readOnly: () => true,
     openWorld: true,
     handler: async (args, ctx) => {
-      const base = process.env.SEARXNG_URL ?? ''
+      const base = ctx.env.SEARXNG_URL ?? ''
       let url: URL
       try {
         url = new URL('search', base.endsWith('/') ? base : `${base}/`)

@@ -3,8 +3,8 @@
 import { defineTool, registry } from 'toolhost'
 
 /** The configured webhook URL; throws (hiding the tool, with this reason) when it is not http(s). */
-function webhookUrl(): URL {
-  const raw = process.env.TOOLHOST_WEBHOOK_URL ?? ''
+function webhookUrl(env: NodeJS.ProcessEnv): URL {
+  const raw = env.TOOLHOST_WEBHOOK_URL ?? ''
   let url: URL
   try {
     url = new URL(raw)
@@ -30,12 +30,12 @@ registry.register(
       additionalProperties: false,
     },
     requiresEnv: ['TOOLHOST_WEBHOOK_URL'],
-    check: () => webhookUrl() !== undefined,
+    check: ({ env }) => webhookUrl(env) !== undefined,
     parallelSafe: true,
     openWorld: true,
     timeoutMs: 15_000,
     handler: async (args, ctx) => {
-      const url = webhookUrl()
+      const url = webhookUrl(ctx.env)
       let response: Response
       try {
         response = await fetch(url, {

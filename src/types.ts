@@ -69,6 +69,11 @@ export interface ToolContext {
   readonly ask: AskHandler | undefined
   /** Host services plugins may use (process registry, …), keyed by name. */
   readonly services: HostServices
+  /**
+   * The host's environment: the one `requiresEnv` is checked against and the .env file is loaded
+   * into. Read settings such as API keys from here, not from `process.env`.
+   */
+  readonly env: NodeJS.ProcessEnv
   /** Reports progress of a long call (shown by the CLI, sent as MCP progress). */
   progress(message: string, progress?: number, total?: number): void
 }

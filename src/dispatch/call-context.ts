@@ -9,6 +9,7 @@ export interface SharedContext {
   session: SessionState
   ask: AskHandler | undefined
   services: HostServices
+  env: NodeJS.ProcessEnv
 }
 
 /**
@@ -28,6 +29,7 @@ export class CallContext implements ToolContext {
   readonly session: SessionState
   readonly ask: AskHandler | undefined
   readonly services: HostServices
+  readonly env: NodeJS.ProcessEnv
   readonly progress: ToolContext['progress']
   readonly #signal: () => AbortSignal
 
@@ -39,6 +41,7 @@ export class CallContext implements ToolContext {
     this.session = shared.session
     this.ask = shared.ask
     this.services = shared.services
+    this.env = shared.env
     this.progress = progress
     this.#signal = signal
   }

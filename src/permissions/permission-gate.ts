@@ -286,6 +286,7 @@ function permissionContext(item: AuthoriseItem, signal: AbortSignal, host: Host)
     session: host.session,
     ask: host.ask,
     services: host.services,
+    env: host.env,
     progress: () => undefined,
   }
 }

@@ -60,6 +60,19 @@ async function withHost<T>(url: string | undefined, work: (host: Host) => Promis
 }
 
 describe('web_search', () => {
+  test("reads SEARXNG_URL from the host's environment (createHost({ env }), where .env is loaded), not process.env", async () => {
+    delete process.env.SEARXNG_URL
+    respond = () => ({ status: 200, body: JSON.stringify(RESULTS) })
+    const host = await hostOn(sb.root, { env: { SEARXNG_URL: base } })
+    try {
+      const result = await call(host, 'web_search', { query: 'from the host env', max_results: 1 })
+      expect(result).toMatchObject({ ok: true })
+      expect(seen[0]!.searchParams.get('q')).toBe('from the host env')
+    } finally {
+      await host.close()
+    }
+  })
+
   test('queries /search?q=…&format=json under SEARXNG_URL and lists title, url and snippet', async () => {
     respond = () => ({ status: 200, body: JSON.stringify(RESULTS) })
     const result = await withHost(base, (host) => call(host, 'web_search', { query: 'toolhost docs', max_results: 2 }))
