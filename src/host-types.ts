@@ -24,6 +24,8 @@ export type AuthoriseDecision =
 /** The authorisation stage: sees a whole batch at once, so approvals can be asked together. */
 export interface Authoriser {
   authorise(items: readonly AuthoriseItem[], context: { signal?: AbortSignal; host: Host }): Promise<AuthoriseDecision[]>
+  /** The host is closing: stop waiting for people (refuse calls still waiting for an approval). */
+  shutdown?(): void
 }
 
 export type HostEvent = SchedulerEvent | { type: 'progress'; id: string; message: string; progress?: number; total?: number }

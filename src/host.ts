@@ -181,8 +181,12 @@ export class Host {
     return computeFootprint(tool, args, { root: this.root, caseInsensitive: this.#caseInsensitive, sets: this.#sets })
   }
 
-  /** Waits for every scheduled call to be released, then runs the close hooks. */
+  /**
+   * Refuses the calls still waiting for a person's approval, waits for every scheduled call to be
+   * released (running handlers finish), then runs the close hooks.
+   */
   async close(): Promise<void> {
+    this.authoriser.shutdown?.()
     await this.#scheduler.onIdle()
     for (const closer of this.#closers.splice(0).reverse()) await closer()
   }

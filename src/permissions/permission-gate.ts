@@ -48,6 +48,7 @@ export class PermissionGate implements Authoriser {
   readonly #approve: ApproveHandler | undefined
   readonly #caseInsensitive: boolean
   readonly #session = new SessionApprovals()
+  readonly #closing = new AbortController()
   readonly #pathScoped: ReadonlySet<string>
   // Per tool name: does any allow, ask or deny rule name it? (Rules are fixed at start-up.)
   readonly #named = new Map<string, boolean>()
@@ -116,11 +117,21 @@ export class PermissionGate implements Authoriser {
       askedBy: j.decision.by,
       destructive: j.destructive,
     }))
-    const answers = askAll(approve, requests, (signal ??= new AbortController().signal))
+    // The approver sees the run's interrupt and the host's close; either ends the wait for a person.
+    const closing = this.#closing.signal
+    const answers = askAll(approve, requests, signal ? AbortSignal.any([signal, closing]) : closing, closing)
     asking.forEach(({ k, judged: j }, i) => {
       decisions[k] = { run: true, args: j.args, gate: answers.then((outcome) => this.#settle(j, outcome.failed ?? outcome.answers[i])) }
     })
     return decisions
+  }
+
+  /**
+   * The host is closing: calls still waiting for a person are refused (E_DENIED, "the host closed
+   * before the person answered") instead of holding `host.close()` open.
+   */
+  shutdown(): void {
+    this.#closing.abort(new Error('the host closed'))
   }
 
   /** Writes out every audit line recorded so far (the host calls it on close). */
@@ -241,7 +252,22 @@ export class PermissionGate implements Authoriser {
 }
 
 /** Runs the handler once for the batch; never rejects (a failure becomes the reason every call is denied). */
-async function askAll(approve: ApproveHandler, requests: readonly ApprovalRequest[], signal: AbortSignal): Promise<{ failed?: string; answers: (ApprovalAnswer | undefined)[] }> {
+async function askAll(approve: ApproveHandler, requests: readonly ApprovalRequest[], signal: AbortSignal, closing: AbortSignal): Promise<{ failed?: string; answers: (ApprovalAnswer | undefined)[] }> {
+  const closed = 'the host closed before the person answered'
+  if (closing.aborted) return { failed: closed, answers: [] }
+  let onClose: (() => void) | undefined
+  const hostClosed = new Promise<{ failed: string; answers: [] }>((resolve) => {
+    onClose = () => resolve({ failed: closed, answers: [] })
+    closing.addEventListener('abort', onClose, { once: true })
+  })
+  try {
+    return await Promise.race([askOnce(approve, requests, signal), hostClosed])
+  } finally {
+    closing.removeEventListener('abort', onClose!)
+  }
+}
+
+async function askOnce(approve: ApproveHandler, requests: readonly ApprovalRequest[], signal: AbortSignal): Promise<{ failed?: string; answers: (ApprovalAnswer | undefined)[] }> {
   try {
     const answers = await approve(requests, signal)
     if (!Array.isArray(answers)) return { failed: 'the approval handler did not answer with a list', answers: [] }

@@ -58,6 +58,26 @@ describe('asking for approval', () => {
     expect(order.indexOf('read_note:src/a.txt')).toBeGreaterThan(order.indexOf('write_note:src/a.txt'))
   })
 
+  test('closing the host refuses calls still waiting for a person, instead of waiting for ever', async () => {
+    const asked = createDeferred<void>()
+    let sawAbort = false
+    // A person who never answers (but whose handler sees the abort).
+    const approve: ApproveHandler = (_requests, signal) => {
+      signal.addEventListener('abort', () => (sawAbort = true), { once: true })
+      asked.resolve()
+      return new Promise(() => undefined)
+    }
+    const host = await permissionHost(root, { mode: 'ask' }, { approve })
+    const pending = host.run([{ id: 'w', name: 'write_note', arguments: { path: 'src/a.txt' } }])
+    await asked.promise
+    await host.close()
+    const [result] = await pending
+    expect(result).toMatchObject({ id: 'w', ok: false, error: { code: 'E_DENIED' } })
+    expect(result!.content).toMatch(/host closed before the person answered/)
+    expect(sawAbort).toBe(true)
+    expect(ran).toEqual([])
+  })
+
   test('the request says what, with which arguments, and why', async () => {
     const person = recordingApprover()
     const host = await permissionHost(root, { mode: 'accept-edits' }, { approve: person.approve })
