@@ -26,6 +26,8 @@ export interface Authoriser {
   authorise(items: readonly AuthoriseItem[], context: { signal?: AbortSignal; host: Host }): Promise<AuthoriseDecision[]>
   /** The host is closing: stop waiting for people (refuse calls still waiting for an approval). */
   shutdown?(): void
+  /** What it would decide for each call, with no side effects (for `explain`). */
+  preview?(items: readonly AuthoriseItem[], context: { host: Host }): Promise<Array<{ outcome: 'allow' | 'ask' | 'deny'; by: string; reason: string }>>
 }
 
 export type HostEvent = SchedulerEvent | { type: 'progress'; id: string; message: string; progress?: number; total?: number }
@@ -70,5 +72,7 @@ export interface PlannedCall {
   /** Present when the call would fail before running. */
   error?: ToolError
   footprint?: Footprint
+  /** What the permission system would decide (allow, ask or deny), by whom and why. */
+  permission?: { outcome: 'allow' | 'ask' | 'deny'; by: string; reason: string }
   waitsFor: Wait[]
 }

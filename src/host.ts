@@ -165,12 +165,16 @@ export class Host {
     const runnable = admissions.filter((a): a is Extract<Admission, { ok: true }> => a.ok)
     const footprints = runnable.map((a) => ({ id: a.call.id, footprint: this.footprintOf(a.tool, a.args) }))
     const waits = explainWaits(mode, footprints, blockerOf(admissions))
+    const permissions = this.authoriser.preview ? await this.authoriser.preview(runnable.map((a) => ({ index: a.index, call: a.call, tool: a.tool, args: a.args })), { host: this }) : []
     const byIndex = new Map(runnable.map((a, i) => [a.index, i]))
     return {
       mode,
       calls: admissions.map((a) => {
         const i = byIndex.get(a.index)
-        if (a.ok && i !== undefined) return { id: a.call.id, name: a.call.name, footprint: footprints[i]!.footprint, waitsFor: waits[i]! }
+        if (a.ok && i !== undefined) {
+          const permission = permissions[i]
+          return { id: a.call.id, name: a.call.name, footprint: footprints[i]!.footprint, ...(permission ? { permission } : {}), waitsFor: waits[i]! }
+        }
         return { id: a.call.id, name: a.call.name, ...(a.ok ? {} : { error: a.error }), waitsFor: [] }
       }),
     }

@@ -138,6 +138,7 @@ export async function explainCommand(host: Host, args: CliArgs, io: Output): Pro
     const fp = c.footprint!
     const touches = fp.kind === 'barrier' ? `runs alone: ${fp.reason}` : fp.kind === 'free' ? 'touches nothing shared' : fp.touches.map((t) => `${t.access} ${t.label}`).join(', ')
     io.out(`${c.id} ${c.name}: ${touches}`)
+    if (c.permission) io.out(`    permission: ${c.permission.outcome} (${c.permission.by}: ${c.permission.reason})`)
     if (c.waitsFor.length === 0) io.out('    starts at once')
     for (const w of c.waitsFor) io.out(`    waits for ${w.id}: ${w.reason}`)
   }

@@ -29,6 +29,14 @@ export interface PermissionGateOptions {
 /** A call after the tool had its say and the permission system decided. */
 type Judged = { refused: ToolError; item: AuthoriseItem } | JudgedCall
 
+/** What the gate would decide for one call (see `PermissionGate.preview`). */
+export interface PermissionPreview {
+  outcome: 'allow' | 'ask' | 'deny'
+  /** Who decided: a rule, the mode, the tool, the session, or no-approver. */
+  by: string
+  reason: string
+}
+
 const AUDIT_STRING_CHARS = 2000
 
 /**
@@ -124,6 +132,21 @@ export class PermissionGate implements Authoriser {
       decisions[k] = { run: true, args: j.args, gate: answers.then((outcome) => this.#settle(j, outcome.failed ?? outcome.answers[i])) }
     })
     return decisions
+  }
+
+  /**
+   * What the gate would decide for each call, without asking anyone, running anything or writing
+   * the audit log (`toolhost explain`). A tool's own `checkPermissions` is consulted.
+   */
+  async preview(items: readonly AuthoriseItem[], context: { host: Host }): Promise<PermissionPreview[]> {
+    const signal = new AbortController().signal
+    const judged = await Promise.all(items.map((item) => this.#judge(item, signal, context.host)))
+    return judged.map((j): PermissionPreview => {
+      if (!(j instanceof JudgedCall)) return { outcome: 'deny', by: 'tool', reason: j.refused.message }
+      const { outcome, by, reason } = j.decision
+      if (outcome === 'ask' && !this.#approve) return { outcome: 'deny', by: 'no-approver', reason: `${reason}; no one can be asked here, so it would be denied` }
+      return { outcome, by, reason }
+    })
   }
 
   /**

@@ -178,9 +178,10 @@ describe('toolhost explain', () => {
     const { code, stdout, root } = await launch.explain()
     expect(code).toBe(0)
     expect(stdout).toMatch(/^graph mode plan \(6 calls\):/)
-    expect(stdout).toMatch(/^w1 write_text: write a\/x\.txt\n {4}starts at once$/m)
-    expect(stdout).toMatch(/^r1 read_text: read a\/x\.txt\n {4}waits for w1: reads a\/x\.txt, which w1 writes too$/m)
-    expect(stdout).toMatch(/^n1 nap: touches nothing shared\n {4}starts at once$/m)
+    // Each call: what it touches, what the permission system would decide (bypass in this config), whom it waits for.
+    expect(stdout).toMatch(/^w1 write_text: write a\/x\.txt\n {4}permission: allow \(mode: .*bypass.*\)\n {4}starts at once$/m)
+    expect(stdout).toMatch(/^r1 read_text: read a\/x\.txt\n {4}permission: allow \(.*\)\n {4}waits for w1: reads a\/x\.txt, which w1 writes too$/m)
+    expect(stdout).toMatch(/^n1 nap: touches nothing shared\n {4}permission: allow \(.*\)\n {4}starts at once$/m)
     expect(existsSync(path.join(root, 'a', 'x.txt'))).toBe(false) // the write never ran
   })
 

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs'
+import path from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { createDeferred } from '../../src/dispatch/deferred.js'
 import { defineTool, registry, type ApproveHandler, type ToolCall } from '../../src/index.js'
@@ -76,6 +78,26 @@ describe('asking for approval', () => {
     expect(result!.content).toMatch(/host closed before the person answered/)
     expect(sawAbort).toBe(true)
     expect(ran).toEqual([])
+  })
+
+  test('explain previews each decision (allow, ask, deny and who decided) without asking, running or auditing', async () => {
+    const person = recordingApprover()
+    const host = await permissionHost(root, { mode: 'ask', deny: ['write_note(secret/**)'] }, { approve: person.approve })
+    const plan = await host.explain([
+      { id: 'r', name: 'read_note', arguments: { path: 'src/a.txt' } },
+      { id: 'w', name: 'write_note', arguments: { path: 'src/a.txt' } },
+      { id: 's', name: 'write_note', arguments: { path: 'src/../secret/k.txt' } },
+    ])
+    await host.close()
+    expect(plan.calls.map((c) => [c.id, c.permission?.outcome, c.permission?.by])).toEqual([
+      ['r', 'allow', 'mode'],
+      ['w', 'ask', 'mode'],
+      ['s', 'deny', 'rule'],
+    ])
+    expect(plan.calls[2]!.permission!.reason).toMatch(/secret/)
+    expect(person.batches).toEqual([])
+    expect(ran).toEqual([])
+    expect(existsSync(path.join(root, '.toolhost', 'audit.jsonl'))).toBe(false)
   })
 
   test('the request says what, with which arguments, and why', async () => {
