@@ -46,7 +46,7 @@ export function defaultConfig(): ToolhostConfig {
       max_running: 16,
       retention_ms: 3_600_000,
     },
-    terminal: { timeout_ms: 180_000, dangerous_patterns: [...DEFAULT_DANGEROUS_PATTERNS] },
+    terminal: { timeout_ms: 180_000, dangerous_patterns: [...DEFAULT_DANGEROUS_PATTERNS], sandbox: 'off', network: false },
     permissions: { mode: 'ask', allow: [], ask: [], deny: [], audit_log: '.toolhost/audit.jsonl' },
     serve: { host: '127.0.0.1' },
     mcp_servers: {},
