@@ -29,7 +29,8 @@ registry.register(
     description:
       'Run a shell command (/bin/sh -c) in the workspace. In the foreground it runs to completion or until timeout_ms ' +
       '(then its whole process group is killed) and returns the exit code and the output (stdout and stderr interleaved; ' +
-      'the end of it when long). With background: true it returns a process id at once; use the process tool to poll, ' +
+      'the end of it when long); processes it leaves running in the background (cmd &) are stopped when its shell exits. ' +
+      'With background: true it returns a process id at once; use the process tool to poll, ' +
       'page the log, wait for, write to or kill it. Do not start servers or watchers in the foreground.',
     parameters: {
       type: 'object',
@@ -60,9 +61,14 @@ registry.register(
       const timeoutMs = args.timeout_ms ?? ctx.config.terminal.timeout_ms
       const room = Math.max(1000, ctx.config.limits.max_result_chars - 1000)
       const started = await processes.spawn(args.command, { cwd, background: false })
-      const { outcome, process: done } = await processes.wait(started.id, { timeoutMs, signal: ctx.signal, tailChars: room })
-      if (outcome === 'exited') return describeRun(done)
+      const { outcome, process: done } = await processes.wait(started.id, { timeoutMs, signal: ctx.signal, tailChars: room, until: 'leader' })
+      if (outcome === 'exited' && done.status === 'exited') return describeRun(done)
       const killed = await processes.kill(started.id, { tailChars: room })
+      if (outcome === 'exited') {
+        // A foreground command ends with its shell: what it left running in its group is stopped, and said so.
+        const left = done.stillRunning ?? 1
+        return `${describeRun(killed)}\n[its shell exited, but ${left} process${left === 1 ? '' : 'es'} it started ${left === 1 ? 'was' : 'were'} still running in its group and ${left === 1 ? 'was' : 'were'} stopped (${killed.signalsSent.join(' then ')}). Start long-running processes with background: true]`
+      }
       if (outcome === 'timeout') {
         throw new ToolhostError('E_TIMEOUT', `timed out after ${timeoutMs} ms: the command's process group was killed (${howItEnded(killed)}). Run long commands with background: true, or pass a larger timeout_ms.\n${describeRun(killed)}`)
       }
@@ -147,7 +153,8 @@ function describeRun(info: ProcessInfo): string {
   const header = `[${info.id}: ${howItEnded(info)} after ${info.uptimeMs} ms]`
   const hidden = info.outputChars - info.tail.length
   const note = hidden > 0 ? `[the first ${hidden} characters of output are not shown; page them with process {"action":"log","id":"${info.id}","offset":1}]\n` : ''
-  return `${header}\n${note}${info.tail === '' ? '(no output)' : info.tail}`
+  const problem = info.logProblem === undefined ? '' : `[output may be missing: ${info.logProblem}]\n`
+  return `${header}\n${problem}${note}${info.tail === '' ? `(no output${info.logProblem === undefined ? '' : ' was recorded'})` : info.tail}`
 }
 
 function formatLog(page: Awaited<ReturnType<ProcessRegistry['log']>>): string {

@@ -1,8 +1,17 @@
 import type { ToolhostConfig } from './types.js'
 
-/** Commands `terminal` treats as destructive (asked for even in `auto` permission mode). */
+/**
+ * Commands `terminal` treats as destructive (asked for even in `auto` permission mode). Each is
+ * matched against the command line as written and against every command it runs as the shell parse
+ * resolves it (`'rm' -rf`, `/bin/rm -rf`, `env rm -rf`, `sh -c "rm -rf …"` all become `rm -rf …`).
+ */
 export const DEFAULT_DANGEROUS_PATTERNS = [
-  String.raw`\brm\s+(-[a-zA-Z]*[rRf][a-zA-Z]*\s+)+`,
+  // rm with a recursive or forcing option anywhere (GNU rm takes options after operands too), or with
+  // an argument known only at run time (`rm $FLAGS dir`).
+  String.raw`\brm\s+(\S+\s+)*?(-[a-zA-Z]*[rRfd][a-zA-Z]*|--recursive|--force|--dir|\S*\$\S*)(\s|$)`,
+  String.raw`\bfind\b.*\s-delete\b`,
+  String.raw`\brsync\b.*\s--(delete|remove-source-files)`,
+  String.raw`\bshred\b`,
   String.raw`\bgit\s+push\b.*(\s--force\b|\s-f\b|\s--force-with-lease\b)`,
   String.raw`\bgit\s+(reset\s+--hard|clean\s+-[a-zA-Z]*f)`,
   String.raw`\bmkfs(\.\w+)?\b`,
@@ -46,7 +55,7 @@ export function defaultConfig(): ToolhostConfig {
       max_running: 16,
       retention_ms: 3_600_000,
     },
-    terminal: { timeout_ms: 180_000, dangerous_patterns: [...DEFAULT_DANGEROUS_PATTERNS] },
+    terminal: { timeout_ms: 180_000, dangerous_patterns: [...DEFAULT_DANGEROUS_PATTERNS], sandbox: 'off', network: false },
     permissions: { mode: 'ask', allow: [], ask: [], deny: [], audit_log: '.toolhost/audit.jsonl' },
     serve: { host: '127.0.0.1' },
     mcp_servers: {},

@@ -40,7 +40,7 @@ export const CONFIG_SCHEMA = section({
     max_running: positiveInt,
     retention_ms: nonNegativeInt,
   }),
-  terminal: section({ timeout_ms: positiveInt, dangerous_patterns: stringList }),
+  terminal: section({ timeout_ms: positiveInt, dangerous_patterns: stringList, sandbox: { enum: ['off', 'auto', 'bwrap'] }, network: { type: 'boolean' } }),
   permissions: section({
     mode: { enum: ['ask', 'accept-edits', 'auto', 'plan', 'bypass'] },
     allow: stringList,

@@ -11,6 +11,9 @@ export interface McpServerConfig {
   parallel_safe?: boolean
 }
 
+/** Where `terminal` commands run: directly (`off`), in bubblewrap (`bwrap`), or in bubblewrap where it can run (`auto`). */
+export type TerminalSandbox = 'off' | 'auto' | 'bwrap'
+
 export interface ToolhostConfig {
   workspace: { root: string; deny: string[] }
   env_file: string
@@ -42,7 +45,7 @@ export interface ToolhostConfig {
     max_running: number
     retention_ms: number
   }
-  terminal: { timeout_ms: number; dangerous_patterns: string[] }
+  terminal: { timeout_ms: number; dangerous_patterns: string[]; sandbox: TerminalSandbox; network: boolean }
   permissions: {
     mode: PermissionMode
     allow: string[]

@@ -9,8 +9,9 @@ const textMatchers = new WeakMap<PermissionRule, Test>()
 
 /**
  * The first deny or ask rule that names this call: the tool matches and the pattern matches ANY of
- * the call's subjects (a path, the command or one of its parts, the value). A path-scoped call whose
- * paths cannot be worked out matches every pattern of its tool (fail closed).
+ * the call's subjects (a path, the command or one of the commands it runs, the value). A path-scoped
+ * call whose paths cannot be worked out, and a command that cannot be judged before it runs, match
+ * every pattern of their tool (fail closed).
  *
  * @example
  * findBlockingRule(rules.deny, 'read_file', subject, false)?.source // 'read_file(**\/*.pem)'
@@ -22,7 +23,8 @@ export function findBlockingRule(rules: readonly PermissionRule[], tool: string,
 /**
  * The allow rule that covers this call, or undefined. Every subject must be covered: each path by
  * some allow rule of the tool, each part of a chained command by some allow rule, the value by one.
- * A command with substitution or redirection (`$(…)`, backticks, `>`) is never covered by a pattern.
+ * A command with substitution or a redirection into a file (`$(…)`, backticks, `> out`), or one
+ * that cannot be judged before it runs, is never covered by a pattern.
  * Returns the first rule that took part.
  */
 export function findAllowRule(rules: readonly PermissionRule[], tool: string, subjects: readonly CallSubject[], caseInsensitive: boolean): PermissionRule | undefined {
@@ -43,7 +45,7 @@ export function findAllowRule(rules: readonly PermissionRule[], tool: string, su
         if (!subject.paths.every((p) => covers((rule) => pathMatches(rule, p, caseInsensitive)))) return undefined
         break
       case 'command':
-        if (subject.hasSubstitution || subject.segments.length === 0) return undefined
+        if (subject.unresolved !== undefined || subject.hasSubstitution || subject.segments.length === 0) return undefined
         if (!subject.segments.every((segment) => covers((rule) => textMatches(rule, segment)))) return undefined
         break
       case 'value':
@@ -61,7 +63,9 @@ function matchesAny(rule: PermissionRule, subject: CallSubject, caseInsensitive:
       if (subject.unresolved !== undefined) return true
       return subject.paths.some((p) => pathMatches(rule, p, caseInsensitive)) || subject.keys.some((k) => textMatches(rule, k.key))
     case 'command':
-      return textMatches(rule, subject.command) || subject.segments.some((segment) => textMatches(rule, segment))
+      // A command that cannot be judged before it runs could be any command: every pattern names it.
+      if (subject.unresolved !== undefined) return true
+      return textMatches(rule, subject.command) || subject.segments.some((segment) => textMatches(rule, segment)) || subject.written.some((segment) => textMatches(rule, segment))
     case 'value':
       return textMatches(rule, subject.value)
   }

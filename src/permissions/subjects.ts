@@ -1,6 +1,7 @@
 import path from 'node:path'
 import { describeThrown } from '../errors.js'
 import { canonicalPath, comparablePath, isWithin, relativeToRoot } from '../paths.js'
+import { analyseCommand } from '../shell/analyse-command.js'
 import type { Access, AnyTool, BehaviourContext } from '../types.js'
 import { canonicalJson } from './canonical-json.js'
 
@@ -16,12 +17,25 @@ export interface PathSubject {
 /**
  * What a call's rule patterns are matched against:
  * - `paths`: a path-scoped tool — every path it touches (from `scope(args)`, else `args.path`), canonical;
- * - `command`: a tool with a string `command` argument (the terminal) — the command and its parts;
+ * - `command`: a tool with a string `command` argument (the terminal) — the command and every command a
+ *   shell parse says it runs;
  * - `value`: any other tool — its single string argument, else the canonical JSON of its arguments.
  */
 export type CallSubject =
   | { kind: 'paths'; paths: PathSubject[]; keys: { key: string; access: Access }[]; unresolved: string | undefined }
-  | { kind: 'command'; command: string; segments: string[]; hasSubstitution: boolean }
+  | {
+      kind: 'command'
+      /** The command line, whitespace squeezed. */
+      command: string
+      /** Every command it runs, from a shell parse (`analyseCommand`): quotes, paths and wrappers resolved. */
+      segments: string[]
+      /** The line split at `;`, `&&`, `|`, … as written: deny and ask rules also match these (defence in depth). */
+      written: string[]
+      /** Substitution or a redirection into a file: an allow pattern never covers it. */
+      hasSubstitution: boolean
+      /** Why it cannot be judged before it runs: then every deny/ask pattern of the tool matches it, no allow pattern does. */
+      unresolved: string | undefined
+    }
   | { kind: 'value'; value: string }
 
 export interface SubjectContext {
@@ -104,15 +118,13 @@ function pathSubject(tool: AnyTool, args: Record<string, unknown>, context: Subj
   return { kind: 'paths', paths, keys, unresolved: undefined }
 }
 
-// Shell operators that chain commands; each part must be allowed on its own.
+// Shell operators that chain commands, as written.
 const CHAIN = /&&|\|\||[;|&\n]/
-// Command or process substitution and redirection: an allow rule never covers these.
-const SUBSTITUTION = /\$\(|`|<\(|>\(|>/
 
 function commandSubject(raw: string): CallSubject {
-  const command = squash(raw)
-  const segments = raw.split(CHAIN).map(squash).filter((s) => s !== '')
-  return { kind: 'command', command, segments, hasSubstitution: SUBSTITUTION.test(raw) }
+  const analysis = analyseCommand(raw)
+  const written = raw.split(CHAIN).map(squash).filter((s) => s !== '')
+  return { kind: 'command', command: squash(raw), segments: analysis.commands.map(squash), written, hasSubstitution: analysis.opaque, unresolved: analysis.unresolved }
 }
 
 function squash(text: string): string {

@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs'
+import { closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs'
 import path from 'node:path'
 import type { ProcessCompletion } from './completions.js'
 import type { ProcessSpec } from './managed-process.js'
@@ -28,27 +28,26 @@ export interface Checkpoint {
   completions: CheckpointCompletion[]
 }
 
+/** A checkpoint larger than this is refused (no host writes one that size: it lists running processes and undelivered completions). */
+export const MAX_CHECKPOINT_BYTES = 8 * 1024 * 1024
+
 /** An empty checkpoint. */
 export function emptyCheckpoint(): Checkpoint {
   return { version: 1, processes: [], completions: [] }
 }
 
 /**
- * Reads a checkpoint. A missing file is an empty checkpoint; an unreadable or malformed one is
- * reported through `onProblem` and treated as empty (its processes cannot be adopted safely), and
- * entries of the wrong shape are skipped one by one.
+ * Reads a checkpoint. A missing file is an empty checkpoint; a symlink (never followed), a
+ * non-regular file, one over `MAX_CHECKPOINT_BYTES`, an unreadable or malformed one is reported
+ * through `onProblem` and treated as empty (its processes cannot be adopted safely), and entries of
+ * the wrong shape are skipped one by one.
  *
  * @example
  * const checkpoint = readCheckpoint('/ws/.toolhost/processes.json', (m) => log.warn(m))
  */
 export function readCheckpoint(file: string, onProblem: (message: string) => void = () => {}): Checkpoint {
-  let text: string
-  try {
-    text = readFileSync(file, 'utf8')
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') onProblem(`cannot read the process checkpoint ${file}: ${(error as Error).message}`)
-    return emptyCheckpoint()
-  }
+  const text = readCheckpointText(file, onProblem)
+  if (text === undefined) return emptyCheckpoint()
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
@@ -75,7 +74,8 @@ export function writeCheckpoint(file: string, checkpoint: Checkpoint): void {
   const dir = path.dirname(file)
   mkdirSync(dir, { recursive: true })
   const temp = `${file}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`
-  const fd = openSync(temp, 'w', 0o600)
+  // wx: O_EXCL never follows a planted symlink; the rename replaces a symlinked checkpoint itself, not its target.
+  const fd = openSync(temp, 'wx', 0o600)
   try {
     writeSync(fd, JSON.stringify(checkpoint, null, 2) + '\n')
     fsyncSync(fd)
@@ -100,6 +100,42 @@ export function writeCheckpoint(file: string, checkpoint: Checkpoint): void {
   }
 }
 
+function readCheckpointText(file: string, onProblem: (message: string) => void): string | undefined {
+  let fd: number
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ELOOP') onProblem(`the process checkpoint ${file} is a symbolic link; it was not followed and no process was adopted from it (remove it: only the host writes this file)`)
+    else if (code !== 'ENOENT') onProblem(`cannot read the process checkpoint ${file}: ${(error as Error).message}`)
+    return undefined
+  }
+  try {
+    const stat = fstatSync(fd)
+    if (!stat.isFile()) {
+      onProblem(`the process checkpoint ${file} is not a regular file; no process was adopted from it`)
+      return undefined
+    }
+    if (stat.size > MAX_CHECKPOINT_BYTES) {
+      onProblem(`the process checkpoint ${file} is ${stat.size} bytes, over the ${MAX_CHECKPOINT_BYTES}-byte limit; it was refused and no process was adopted from it`)
+      return undefined
+    }
+    const buffer = Buffer.alloc(stat.size)
+    let read = 0
+    while (read < buffer.length) {
+      const n = readSync(fd, buffer, read, buffer.length - read, read)
+      if (n === 0) break
+      read += n
+    }
+    return buffer.subarray(0, read).toString('utf8')
+  } catch (error) {
+    onProblem(`cannot read the process checkpoint ${file}: ${(error as Error).message}`)
+    return undefined
+  } finally {
+    closeSync(fd)
+  }
+}
+
 function isOwner(value: unknown): value is CheckpointOwner | null {
   if (value === null) return true
   const v = value as Record<string, unknown>
@@ -108,9 +144,10 @@ function isOwner(value: unknown): value is CheckpointOwner | null {
 
 function isCheckpointProcess(value: unknown): value is CheckpointProcess {
   const v = value as Record<string, unknown>
-  return typeof v === 'object' && v !== null && typeof v.id === 'string' && Number.isInteger(v.pid) && (v.pid as number) > 0 &&
+  return typeof v === 'object' && v !== null && typeof v.id === 'string' && Number.isInteger(v.pid) && (v.pid as number) > 1 &&
     typeof v.startTime === 'number' && typeof v.command === 'string' && typeof v.cwd === 'string' && typeof v.log === 'string' &&
-    typeof v.background === 'boolean' && typeof v.notify === 'boolean' && isOwner(v.owner)
+    typeof v.background === 'boolean' && typeof v.notify === 'boolean' && isOwner(v.owner) &&
+    (v.sandboxed === undefined || typeof v.sandboxed === 'boolean')
 }
 
 function isCheckpointCompletion(value: unknown): value is CheckpointCompletion {

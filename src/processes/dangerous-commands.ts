@@ -1,9 +1,12 @@
 import { DEFAULT_DANGEROUS_PATTERNS } from '../config/defaults.js'
 import { ToolhostError } from '../errors.js'
+import { analyseCommand } from '../shell/analyse-command.js'
 
 /**
- * Which shell commands count as destructive (`terminal`'s `destructive(args)`): those matching one of
- * `terminal.dangerous_patterns`. A tool's `destructive(args)` sees only its arguments, not the host,
+ * Which shell commands count as destructive (`terminal`'s `destructive(args)`): those that cannot be
+ * judged before they run (`analyseCommand(…).unresolved`: a variable or substitution as a command
+ * word, eval, a shell or interpreter fed code from stdin or inline, a parse error) and those matching
+ * one of `terminal.dangerous_patterns` — as written, or in any command the shell parse says it runs. A tool's `destructive(args)` sees only its arguments, not the host,
  * (and, from some callers, the workspace root), so each open host publishes its compiled list in one
  * process-wide table (on `globalThis`, shared by every copy of this module, as plugins get their own
  * copy through tsx). A command is destructive when it matches the list of an open host with the
@@ -38,13 +41,16 @@ export function compileDangerousPatterns(patterns: readonly string[], where: str
 }
 
 /**
- * True when `command` matches one of `patterns`.
+ * True when `command` cannot be judged before it runs, or it (or a command it runs, as parsed)
+ * matches one of `patterns`.
  *
  * @example
- * isDangerousCommand('rm -rf build', compileDangerousPatterns(DEFAULT_DANGEROUS_PATTERNS, 'defaults')) // true
+ * isDangerousCommand("env '/bin/rm' --recursive build", compileDangerousPatterns(DEFAULT_DANGEROUS_PATTERNS, 'defaults')) // true
  */
 export function isDangerousCommand(command: string, patterns: readonly RegExp[]): boolean {
-  return patterns.some((pattern) => pattern.test(command))
+  const analysis = analyseCommand(command)
+  if (analysis.unresolved !== undefined) return true
+  return patterns.some((pattern) => pattern.test(command) || analysis.commands.some((c) => pattern.test(c)))
 }
 
 /** Publishes a host's patterns (and its root) until the returned function is called (on host close). */

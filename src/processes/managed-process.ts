@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { closeSync, mkdirSync, openSync, rmSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync, rmSync, statfsSync } from 'node:fs'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createDeferred } from '../dispatch/deferred.js'
 import { LogTail } from './log-file.js'
-import { isSameProcess, processStartTime } from './start-time.js'
+import { groupMembers, hasGroupMembers, isOurGroup, MARKER_VARIABLE } from './process-group.js'
+import { sandboxArgv, type SandboxPlan } from './sandbox.js'
+import { processStartTime } from './start-time.js'
 
 export type ProcessStatus = 'running' | 'exited'
 
@@ -30,7 +32,13 @@ export interface ProcessInfo {
   signal: string | null
   /** Signals this host sent to its process group, in order. */
   signalsSent: string[]
+  /** Ran inside the bubblewrap sandbox (`terminal.sandbox`). */
+  sandboxed: boolean
+  /** Processes of its group still running after the leader (the command's shell) exited. */
+  stillRunning?: number
   note?: string
+  /** Why its output may be missing or incomplete (the log file could not be written or read). */
+  logProblem?: string
   /** Characters of output so far, and how many rolled out of memory (all are in the log file). */
   outputChars: number
   droppedChars: number
@@ -50,57 +58,88 @@ export interface ProcessSpec {
   log: string
   background: boolean
   notify: boolean
+  /** Started inside the bubblewrap sandbox (absent in checkpoints written before it existed). */
+  sandboxed?: boolean
 }
 
-export interface SpawnSpec extends Omit<ProcessSpec, 'pid' | 'startTime'> {
+export interface SpawnSpec extends Omit<ProcessSpec, 'pid' | 'startTime' | 'sandboxed'> {
   env: NodeJS.ProcessEnv
+  /** The identity marker (`processMarker`) set in the command's environment. */
+  marker: string
+  /** Run inside this sandbox (bubblewrap); absent: run `/bin/sh -c` directly. */
+  sandbox?: SandboxPlan
 }
 
 const TAIL_EVERY_MS = 200
 const LIVENESS_EVERY_MS = 250
+/** Below this many free bytes on the log's file system, an empty or short log is blamed on a full disk. */
+const LOW_DISK_BYTES = 1024 * 1024
 const KILL_WAIT_AFTER_SIGKILL_MS = 5000
 
 /**
  * One process the host follows: its own child (exit code and signal come from the 'exit' event) or
- * one adopted from a checkpoint (liveness polled by pid and start time; its exit code cannot be
- * known). The process writes its stdout and stderr, interleaved, straight into its log file, so it
- * keeps running and logging if the host dies; the host tails that file into a rolling buffer.
+ * one adopted from a checkpoint (its exit code cannot be known). The process writes its stdout and
+ * stderr, interleaved, straight into its log file, so it keeps running and logging if the host dies;
+ * the host tails that file into a rolling buffer.
+ *
+ * A command is its whole process group: it has ended only when the group has no live member left,
+ * so `sleep 1000 & echo started` keeps running (with a note saying its shell exited) until the
+ * `sleep` ends, and a kill signals the group. An adopted group is signalled only while it is
+ * proven ours (`isOurGroup`: the identity marker in its environment, the leader's start time).
  *
  * @example
- * const p = await ManagedProcess.spawn({ id: 'proc_1', command: 'ls', cwd, log, env: process.env, background: false, notify: false }, 200_000, onEnd)
+ * const p = await ManagedProcess.spawn({ id: 'proc_1', command: 'ls', cwd, log, env: process.env, marker, background: false, notify: false }, 200_000, onEnd)
  * await p.exited
  */
 export class ManagedProcess {
   readonly spec: ProcessSpec
   readonly adopted: boolean
   readonly tail: LogTail
+  readonly #marker: string
   #status: ProcessStatus = 'running'
   #exitCode: number | null = null
   #signal: string | null = null
   #note: string | undefined
+  #logProblem: string | undefined
   #endedAt: number | undefined
   #signalsSent: string[] = []
+  #stillRunning = 0
   #child: ChildProcess | undefined
   #timer: NodeJS.Timeout | undefined
+  #groupTimer: NodeJS.Timeout | undefined
   #killing: Promise<void> | undefined
   readonly #ended = createDeferred<void>()
+  readonly #leaderEnded = createDeferred<void>()
   readonly #onEnd: (process: ManagedProcess) => void
 
-  private constructor(spec: ProcessSpec, adopted: boolean, capacity: number, onEnd: (process: ManagedProcess) => void) {
+  private constructor(spec: ProcessSpec, adopted: boolean, marker: string, capacity: number, onEnd: (process: ManagedProcess) => void) {
     this.spec = spec
     this.adopted = adopted
+    this.#marker = marker
     this.tail = new LogTail(spec.log, capacity)
     this.#onEnd = onEnd
   }
 
-  /** Runs `command` through `/bin/sh -c` as the leader of a new process group. Rejects if it cannot start. */
+  /**
+   * Runs `command` through `/bin/sh -c` (inside the sandbox when `spec.sandbox` is set) as the leader
+   * of a new session and process group, with the identity marker in its environment. Rejects if it
+   * cannot start (the message says why: the log file could not be opened, the shell is missing, …).
+   */
   static async spawn(spec: SpawnSpec, capacity: number, onEnd: (process: ManagedProcess) => void): Promise<ManagedProcess> {
-    mkdirSync(path.dirname(spec.log), { recursive: true })
-    const fd = openSync(spec.log, 'a')
+    let fd: number
+    try {
+      mkdirSync(path.dirname(spec.log), { recursive: true })
+      fd = openSync(spec.log, 'a')
+    } catch (error) {
+      throw new Error(`could not open the log file ${spec.log} for the command's output: ${(error as Error).message}`)
+    }
     let child: ChildProcess
     try {
+      const env = { ...spec.env, [MARKER_VARIABLE]: spec.marker }
+      const [file, args] = spec.sandbox ? [spec.sandbox.bwrap, sandboxArgv(spec.sandbox, spec.command, spec.cwd, { background: spec.background })] : ['/bin/sh', ['-c', spec.command]]
       // stdout and stderr share one append-mode descriptor: interleaved as written, no pipe to drain.
-      child = spawn('/bin/sh', ['-c', spec.command], { cwd: spec.cwd, env: spec.env, detached: true, stdio: [spec.background ? 'pipe' : 'ignore', fd, fd] })
+      // detached: the child calls setsid(), so it leads a new session and group with no terminal.
+      child = spawn(file, args, { cwd: spec.cwd, env, detached: true, stdio: [spec.background ? 'pipe' : 'ignore', fd, fd] })
     } finally {
       closeSync(fd)
     }
@@ -110,34 +149,40 @@ export class ManagedProcess {
     }
     // Read before returning to the event loop: the child cannot have been reaped yet.
     const startTime = processStartTime(child.pid) ?? Date.now()
-    // The environment is not kept: the checkpoint must never hold the secrets it may carry.
-    const { env: _env, ...kept } = spec
-    const managed = new ManagedProcess({ ...kept, pid: child.pid, startTime }, false, capacity, onEnd)
+    // The environment and the sandbox plan are not kept: the checkpoint must never hold the secrets the environment may carry.
+    const { env: _env, marker, sandbox, ...kept } = spec
+    const managed = new ManagedProcess({ ...kept, pid: child.pid, startTime, ...(sandbox ? { sandboxed: true } : {}) }, false, marker, capacity, onEnd)
     managed.#child = child
     // 'exit', not 'close': a grandchild holding a descriptor must not delay the end.
-    child.once('exit', (code, signal) => managed.#finish(code, signal, undefined))
+    child.once('exit', (code, signal) => managed.#onLeaderExit(code, signal))
     child.stdin?.on('error', () => {})
-    managed.#timer = setInterval(() => void managed.tail.catchUp().catch(() => {}), TAIL_EVERY_MS).unref()
+    managed.#timer = setInterval(() => void managed.#catchUp(), TAIL_EVERY_MS).unref()
     return managed
   }
 
-  /** Follows a process listed in a checkpoint whose pid and start time still match. */
-  static adopt(spec: ProcessSpec, capacity: number, onEnd: (process: ManagedProcess) => void): ManagedProcess {
-    const managed = new ManagedProcess(spec, true, capacity, onEnd)
+  /**
+   * Follows a group listed in a checkpoint that `isOurGroup` proved ours; it has ended when the group
+   * has no live member left.
+   */
+  static adopt(spec: ProcessSpec, marker: string, capacity: number, onEnd: (process: ManagedProcess) => void): ManagedProcess {
+    const managed = new ManagedProcess(spec, true, marker, capacity, onEnd)
+    managed.#leaderEnded.resolve()
     managed.#timer = setInterval(() => {
-      void managed.tail.catchUp().catch(() => {})
-      if (!isSameProcess(spec.pid, spec.startTime)) managed.#finish(null, null, undefined)
+      void managed.#catchUp()
+      // The group id stays reserved while the group has members, so a live group is still the one proven ours.
+      if (!hasGroupMembers(spec.pid)) managed.#finish(null, null, undefined)
     }, LIVENESS_EVERY_MS).unref()
     return managed
   }
 
-  /** A checkpoint entry whose process ended while no host watched it (or whose pid was reused). */
+  /** A checkpoint entry whose process ended while no host watched it (or that could not be proven ours). */
   static lost(spec: ProcessSpec, capacity: number, note: string): ManagedProcess {
-    const managed = new ManagedProcess(spec, true, capacity, () => {})
+    const managed = new ManagedProcess(spec, true, '', capacity, () => {})
     managed.#status = 'exited'
     managed.#note = note
     managed.#endedAt = Date.now()
-    void managed.tail.catchUp().catch(() => {}).finally(() => managed.#ended.resolve())
+    managed.#leaderEnded.resolve()
+    void managed.#catchUp().finally(() => managed.#ended.resolve())
     return managed
   }
 
@@ -165,13 +210,20 @@ export class ManagedProcess {
     return this.#note
   }
 
-  /** Resolves once the process has ended and its log has been read to the end. */
+  /** Resolves once every process of its group has ended and its log has been read to the end. */
   get exited(): Promise<void> {
     return this.#ended.promise
   }
 
+  /** Resolves once the leader (the command's shell) has exited; its group may still have members. */
+  get leaderExited(): Promise<void> {
+    return this.#leaderEnded.promise
+  }
+
   info(tailChars = 1000): ProcessInfo {
     const buffer = this.tail.buffer
+    const lingering = this.#status === 'running' && this.#stillRunning > 0
+    const note = lingering ? `its shell exited with ${this.#signal ?? `code ${this.#exitCode}`}, but ${this.#stillRunning} process${this.#stillRunning === 1 ? '' : 'es'} it started ${this.#stillRunning === 1 ? 'is' : 'are'} still running in its group` : this.#note
     return {
       id: this.spec.id,
       pid: this.spec.pid,
@@ -186,7 +238,10 @@ export class ManagedProcess {
       exitCode: this.#exitCode,
       signal: this.#signal,
       signalsSent: [...this.#signalsSent],
-      ...(this.#note === undefined ? {} : { note: this.#note }),
+      sandboxed: this.spec.sandboxed === true,
+      ...(lingering ? { stillRunning: this.#stillRunning } : {}),
+      ...(note === undefined ? {} : { note }),
+      ...(this.#logProblem === undefined ? {} : { logProblem: this.#logProblem }),
       outputChars: buffer.totalChars,
       droppedChars: buffer.droppedChars,
       lines: buffer.lineCount,
@@ -196,21 +251,26 @@ export class ManagedProcess {
   }
 
   /**
-   * SIGTERM to the whole process group; once the leader has exited and the group is empty, or after
-   * `graceMs`, SIGKILL to whatever is left. Resolves when the process has ended (or, if even SIGKILL
-   * did not end it within 5 s, with a note saying so).
+   * SIGTERM to the whole process group; once the group is empty, or after `graceMs`, SIGKILL to
+   * whatever is left. Resolves when the group has ended (or, if even SIGKILL did not end it within
+   * 5 s, with a note saying so).
    */
   kill(graceMs: number): Promise<void> {
     if (this.#status !== 'running' && !this.#killing) return Promise.resolve()
     this.#killing ??= (async () => {
       this.#signalGroup('SIGTERM')
       const deadline = Date.now() + graceMs
-      while (Date.now() < deadline && (this.#status === 'running' || this.#hasStragglers())) {
+      while (Date.now() < deadline && this.#status === 'running') {
         await Promise.race([this.#ended.promise, sleep(Math.min(50, Math.max(1, deadline - Date.now())))])
+        this.#checkGroup()
       }
-      if (this.#status === 'running' || this.#hasStragglers()) this.#signalGroup('SIGKILL')
-      const ended = await Promise.race([this.#ended.promise.then(() => true), sleep(KILL_WAIT_AFTER_SIGKILL_MS).then(() => false)])
-      if (!ended) this.#note = `still running ${KILL_WAIT_AFTER_SIGKILL_MS} ms after SIGKILL (stuck in the kernel?)`
+      if (this.#status === 'running') this.#signalGroup('SIGKILL')
+      const until = Date.now() + KILL_WAIT_AFTER_SIGKILL_MS
+      while (Date.now() < until && this.#status === 'running') {
+        await Promise.race([this.#ended.promise, sleep(50)])
+        this.#checkGroup()
+      }
+      if (this.#status === 'running') this.#note = `still running ${KILL_WAIT_AFTER_SIGKILL_MS} ms after SIGKILL (stuck in the kernel?)`
     })()
     return this.#killing
   }
@@ -228,6 +288,7 @@ export class ManagedProcess {
   /** Stops following without ending the process (the host is closing; a later host may adopt it). */
   release(): void {
     clearInterval(this.#timer)
+    clearInterval(this.#groupTimer)
     this.#child?.unref()
     const stdin = this.#child?.stdin as (NodeJS.WritableStream & { unref?: () => void }) | null | undefined
     stdin?.unref?.()
@@ -236,8 +297,42 @@ export class ManagedProcess {
   /** Stops reading the log; with `deleteLog` the log file is removed too. */
   async dispose(deleteLog: boolean): Promise<void> {
     clearInterval(this.#timer)
+    clearInterval(this.#groupTimer)
     await this.tail.close()
     if (deleteLog) rmSync(this.spec.log, { force: true })
+  }
+
+  #catchUp(): Promise<void> {
+    return this.tail.catchUp().then(
+      () => {
+        if (this.#logProblem?.startsWith('the log file could not be read')) this.#logProblem = undefined
+      },
+      (error: Error) => {
+        this.#logProblem = `the log file could not be read (${error.message}); output since then is missing from memory`
+      },
+    )
+  }
+
+  // The leader's exit: the command has ended only once its whole group has.
+  #onLeaderExit(code: number | null, signal: string | null): void {
+    this.#exitCode = code
+    this.#signal = signal
+    this.#leaderEnded.resolve()
+    this.#checkGroup()
+    if (this.#status !== 'running') return
+    this.#groupTimer = setInterval(() => this.#checkGroup(), LIVENESS_EVERY_MS)
+    // A background group must not hold the host open; a foreground one is waited for or killed.
+    if (this.spec.background) this.#groupTimer.unref()
+  }
+
+  // After the leader exited: finish once the group is empty, else count who is left.
+  #checkGroup(): void {
+    if (this.#status !== 'running' || this.adopted || !this.#leaderEnded.settled) return
+    if (!hasGroupMembers(this.spec.pid)) {
+      this.#finish(this.#exitCode, this.#signal, undefined)
+      return
+    }
+    this.#stillRunning = Math.max(1, groupMembers(this.spec.pid).length)
   }
 
   #finish(code: number | null, signal: string | null, note: string | undefined): void {
@@ -246,40 +341,44 @@ export class ManagedProcess {
     this.#exitCode = code
     this.#signal = signal
     this.#endedAt = Date.now()
+    this.#stillRunning = 0
     const sent = this.#signalsSent.at(-1)
     if (note !== undefined) this.#note = note
     else if (this.adopted) this.#note = `${sent ? `ended after ${sent} was sent; ` : ''}exit code unknown: an adopted process is not a child of this host`
     clearInterval(this.#timer)
+    clearInterval(this.#groupTimer)
     this.#child?.stdin?.destroy()
-    void this.tail.catchUp().catch(() => {}).finally(() => {
+    void this.#catchUp().finally(() => {
+      this.#checkDisk()
       this.#ended.resolve()
       this.#onEnd(this)
     })
   }
 
+  // A process's own writes to its log cannot be watched; a nearly full disk is the likely reason
+  // for output that never arrived, so the result says so instead of a bare "(no output)".
+  #checkDisk(): void {
+    try {
+      const fs = statfsSync(path.dirname(this.spec.log))
+      const free = fs.bavail * fs.bsize
+      if (free < LOW_DISK_BYTES) this.#logProblem ??= `the log file could not grow: its disk has only ${free} bytes free (${path.dirname(this.spec.log)}), so output is likely missing`
+    } catch (error) {
+      this.#logProblem ??= `the log folder could not be checked (${(error as Error).message})`
+    }
+  }
+
   #signalGroup(signal: NodeJS.Signals): void {
-    // An adopted group is signalled only while its leader's identity still matches: once it is gone
-    // the pid may name another process (group), which must never be touched. Our own child's group,
-    // after the leader exited, is signalled only while members remain (they keep its id reserved).
-    if (this.adopted && !isSameProcess(this.spec.pid, this.spec.startTime)) return
-    if (this.#status !== 'running' && !this.#hasStragglers()) return
+    // Never pid 0, 1 or a negative pid: kill(-1) would reach every process the user may signal.
+    if (!Number.isInteger(this.spec.pid) || this.spec.pid <= 1) return
+    // An adopted group is signalled only while it is still proven ours (its marker, its leader's
+    // start time). Our own child's group: while the leader is unreaped or members remain, its id is
+    // reserved and cannot name another group.
+    if (this.adopted ? !isOurGroup(this.spec.pid, this.spec.startTime, this.#marker) : this.#leaderEnded.settled && !hasGroupMembers(this.spec.pid)) return
     try {
       process.kill(-this.spec.pid, signal)
       this.#signalsSent.push(signal)
     } catch {
       // ESRCH: the group is already gone.
-    }
-  }
-
-  // Members of our own child's group still alive after the leader exited (never asked of an adopted
-  // group: see #signalGroup).
-  #hasStragglers(): boolean {
-    if (this.adopted) return false
-    try {
-      process.kill(-this.spec.pid, 0)
-      return true
-    } catch (error) {
-      return (error as NodeJS.ErrnoException).code === 'EPERM'
     }
   }
 }

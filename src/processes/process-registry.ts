@@ -5,10 +5,13 @@ import { ToolhostError } from '../errors.js'
 import { isCaseInsensitiveFs } from '../paths.js'
 import type { Logger } from '../types.js'
 import { readCheckpoint, writeCheckpoint, type CheckpointOwner, type CheckpointProcess } from './checkpoint.js'
+import { CheckpointLock } from './checkpoint-lock.js'
 import { CompletionQueue, type ProcessCompletion } from './completions.js'
 import { removeStaleLogs } from './log-file.js'
 import { pageLog, type LogPage } from './log-page.js'
 import { ManagedProcess, type ProcessInfo, type ProcessSpec } from './managed-process.js'
+import { canVerifyProcesses, groupMembers, isOurGroup, processMarker } from './process-group.js'
+import type { SandboxPlan } from './sandbox.js'
 import { isSameProcess, processStartTime } from './start-time.js'
 import { resolveWorkingFolder } from './working-folder.js'
 
@@ -31,8 +34,12 @@ export interface ProcessRegistryOptions {
   maxRunning: number
   retentionMs: number
   log?: Logger
-  /** Base environment of spawned commands (default `process.env`). */
+  /** Base environment of spawned commands (the host's `env`; default `process.env`). */
   env?: NodeJS.ProcessEnv
+  /** Run every command in this sandbox (`terminal.sandbox`); absent: no sandbox. */
+  sandbox?: SandboxPlan
+  /** One line on the sandbox for `doctor` (on, off, and why). */
+  sandboxStatus?: string
 }
 
 export interface SpawnOptions {
@@ -75,6 +82,7 @@ export class ProcessRegistry {
   readonly #queue: CompletionQueue
   readonly #owner: CheckpointOwner
   readonly #caseInsensitive: boolean
+  readonly #lock: CheckpointLock
   #starting = 0
   #closed = false
 
@@ -82,7 +90,13 @@ export class ProcessRegistry {
     this.options = options
     this.#owner = { pid: process.pid, startTime: processStartTime(process.pid) ?? 0 }
     this.#caseInsensitive = isCaseInsensitiveFs(options.root)
+    this.#lock = new CheckpointLock(options.checkpoint)
     this.#queue = new CompletionQueue(() => this.#save())
+  }
+
+  /** Whether commands run in the sandbox, and why not (what `doctor` prints). */
+  get sandboxStatus(): string {
+    return this.options.sandboxStatus ?? (this.options.sandbox ? `bwrap (${this.options.sandbox.bwrap})` : 'off')
   }
 
   /** The registry options for a host: `processes.*` paths resolved against the workspace root. */
@@ -101,11 +115,13 @@ export class ProcessRegistry {
   }
 
   /**
-   * Opens the registry: reads the checkpoint and adopts each listed process whose pid is alive AND
-   * whose start time matches (a reused pid is never adopted or signalled). Entries whose process
-   * ended meanwhile are kept as ended (exit code unknown) and queue their completion if asked;
-   * adopted foreground processes are killed (their caller is gone). Entries and completions of
-   * another host that is still open are left alone.
+   * Opens the registry: under the checkpoint lock, reads the checkpoint and adopts each listed
+   * process group proven ours (`isOurGroup`: live members, the leader's start time if it lives, and
+   * the identity marker this workspace set in its environment — a forged entry or a reused pid is
+   * never adopted or signalled). Entries whose group ended meanwhile, or that cannot be proven ours,
+   * are kept as ended (exit code unknown) and queue their completion if asked; adopted foreground
+   * processes are killed (their caller is gone). Entries and completions of another host that is
+   * still open are left alone.
    */
   static async open(options: ProcessRegistryOptions): Promise<ProcessRegistry> {
     const registry = new ProcessRegistry(options)
@@ -134,8 +150,10 @@ export class ProcessRegistry {
           cwd,
           log: path.join(this.options.dir, `${id}.log`),
           env: { ...(this.options.env ?? process.env), ...options.env },
+          marker: processMarker(id, this.options.checkpoint),
           background: options.background ?? false,
           notify: options.notifyOnComplete ?? false,
+          ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}),
         },
         this.options.bufferChars,
         (p) => this.#onEnd(p),
@@ -172,8 +190,12 @@ export class ProcessRegistry {
     return pageLog(id, this.#get(id).tail, page)
   }
 
-  /** Waits for the process to end: `exited`, or `timeout` after `timeoutMs`, or `interrupted` by `signal`. */
-  async wait(id: string, options: { timeoutMs?: number; signal?: AbortSignal; tailChars?: number } = {}): Promise<{ outcome: WaitOutcome; process: ProcessInfo }> {
+  /**
+   * Waits for the process to end — its whole group, or with `until: 'leader'` only its shell (then
+   * `status` is still `running` while processes it started live on) — `exited`, or `timeout` after
+   * `timeoutMs`, or `interrupted` by `signal`.
+   */
+  async wait(id: string, options: { timeoutMs?: number; signal?: AbortSignal; tailChars?: number; until?: 'group' | 'leader' } = {}): Promise<{ outcome: WaitOutcome; process: ProcessInfo }> {
     const managed = this.#get(id)
     const outcome = await new Promise<WaitOutcome>((resolve) => {
       if (options.signal?.aborted) return resolve('interrupted')
@@ -186,9 +208,11 @@ export class ProcessRegistry {
       }
       if (options.timeoutMs !== undefined) timer = setTimeout(() => finish('timeout'), options.timeoutMs)
       options.signal?.addEventListener('abort', onAbort, { once: true })
-      void managed.exited.then(() => finish('exited'))
+      void (options.until === 'leader' ? managed.leaderExited : managed.exited).then(() => finish('exited'))
     })
-    if (outcome !== 'exited') await managed.tail.catchUp().catch(() => {})
+    // An ended process's log has been read to its end once `exited` resolves.
+    if (managed.status === 'exited') await managed.exited
+    else await managed.tail.catchUp().catch(() => {})
     return { outcome, process: managed.info(options.tailChars) }
   }
 
@@ -241,36 +265,57 @@ export class ProcessRegistry {
   }
 
   async #restore(): Promise<void> {
-    const checkpoint = readCheckpoint(this.options.checkpoint, (message) => this.options.log?.warn(message))
     const ended: Promise<void>[] = []
-    for (const entry of checkpoint.processes) {
-      if (this.#ownedByOpenHost(entry.owner)) continue
-      this.#handled.add(entry.id)
-      // The host reads (and, after retention, deletes) an entry's log: only a log of ours, in our folder.
-      if (!/^proc_[0-9a-f]+$/.test(entry.id) || path.resolve(entry.log) !== path.join(this.options.dir, `${entry.id}.log`)) {
-        this.options.log?.warn(`process checkpoint entry ${JSON.stringify(entry.id)} names a log outside ${this.options.dir}; it was dropped, not adopted`)
-        continue
-      }
-      const spec = specOf(entry)
-      if (isSameProcess(entry.pid, entry.startTime)) {
-        const managed = ManagedProcess.adopt(spec, this.options.bufferChars, (p) => this.#onEnd(p))
-        this.#records.set(entry.id, managed)
-        if (!entry.background) void managed.kill(this.options.killGraceMs)
-        continue
-      }
-      const lost = ManagedProcess.lost(spec, this.options.bufferChars, 'ended while no host was watching (or its pid now names another process); exit code unknown')
-      this.#records.set(entry.id, lost)
-      if (entry.notify) ended.push(lost.exited.then(() => this.#queue.push(completionOf(lost))))
-    }
-    for (const { owner, ...completion } of checkpoint.completions) {
-      if (this.#ownedByOpenHost(owner)) continue
-      this.#handledCompletions.add(completion.id)
-      this.#queue.push(completion)
+    const listed = new Set<string>()
+    try {
+      // Decided and saved under the lock, so a second host starting now sees these entries owned.
+      this.#lock.hold(() => {
+        const checkpoint = readCheckpoint(this.options.checkpoint, (message) => this.options.log?.warn(message))
+        for (const entry of checkpoint.processes) {
+          listed.add(path.resolve(entry.log))
+          const lost = this.#restoreEntry(entry)
+          if (lost) ended.push(lost)
+        }
+        for (const { owner, ...completion } of checkpoint.completions) {
+          if (this.#ownedByOpenHost(owner)) continue
+          this.#handledCompletions.add(completion.id)
+          this.#queue.push(completion)
+        }
+        this.#save()
+      })
+    } catch (error) {
+      this.options.log?.error(`could not restore the process checkpoint ${this.options.checkpoint}: ${(error as Error).message}; no process was adopted`)
     }
     await Promise.all(ended)
-    this.#save()
-    const listed = new Set(checkpoint.processes.map((p) => path.resolve(p.log)))
     removeStaleLogs(this.options.dir, this.options.retentionMs, (file) => listed.has(file) || this.#records.has(path.basename(file, '.log')))
+  }
+
+  // One checkpoint entry: adopted when proven ours, else kept as ended; returns the wait for a lost
+  // entry's completion. Entries of another open host are left alone.
+  #restoreEntry(entry: CheckpointProcess): Promise<void> | undefined {
+    if (this.#ownedByOpenHost(entry.owner)) return undefined
+    this.#handled.add(entry.id)
+    // The host reads (and, after retention, deletes) an entry's log: only a log of ours, in our folder.
+    if (!/^proc_[0-9a-f]+$/.test(entry.id) || path.resolve(entry.log) !== path.join(this.options.dir, `${entry.id}.log`)) {
+      this.options.log?.warn(`process checkpoint entry ${JSON.stringify(entry.id)} names a log outside ${this.options.dir}; it was dropped, not adopted`)
+      return undefined
+    }
+    const spec = specOf(entry)
+    const marker = processMarker(entry.id, this.options.checkpoint)
+    if (isOurGroup(entry.pid, entry.startTime, marker)) {
+      const managed = ManagedProcess.adopt(spec, marker, this.options.bufferChars, (p) => this.#onEnd(p))
+      this.#records.set(entry.id, managed)
+      if (!entry.background) void managed.kill(this.options.killGraceMs)
+      return undefined
+    }
+    const alive = groupMembers(entry.pid).length > 0 || (!canVerifyProcesses && isSameProcess(entry.pid, entry.startTime))
+    if (alive) this.options.log?.warn(`process checkpoint entry ${entry.id} names pid ${entry.pid}, which ${canVerifyProcesses ? 'this workspace did not start (no identity marker of its own)' : 'cannot be verified on this platform (no /proc)'}; it was not adopted and will never be signalled`)
+    const note = alive
+      ? `not adopted: pid ${entry.pid} could not be proven a process this workspace started${canVerifyProcesses ? '' : ' (adoption needs /proc, i.e. Linux)'}; it is never signalled. Exit code unknown`
+      : 'ended while no host was watching (or its pid now names another process); exit code unknown'
+    const lost = ManagedProcess.lost(spec, this.options.bufferChars, note)
+    this.#records.set(entry.id, lost)
+    return entry.notify ? lost.exited.then(() => this.#queue.push(completionOf(lost))) : undefined
   }
 
   #ownedByOpenHost(owner: CheckpointOwner | null): boolean {
@@ -291,22 +336,24 @@ export class ProcessRegistry {
     this.#emit({ type: 'exited', process: managed.info() })
   }
 
-  // Rewrites the checkpoint, keeping entries of other hosts (ids this registry never took charge of).
+  // Rewrites the checkpoint under the lock, keeping entries of other hosts (ids this registry never took charge of).
   #save(): void {
     const owner = this.#closed ? null : this.#owner
     try {
-      const existing = readCheckpoint(this.options.checkpoint)
-      const processes = [
-        ...existing.processes.filter((e) => !this.#handled.has(e.id)),
-        ...[...this.#records.values()].filter((p) => p.status === 'running').map((p) => ({ ...p.spec, owner })),
-      ]
-      const completions = [
-        ...existing.completions.filter((c) => !this.#handledCompletions.has(c.id)),
-        ...this.#queue.pending.map((c) => ({ ...c, owner })),
-      ]
-      const hadFile = existing.processes.length + existing.completions.length > 0
-      if (!hadFile && processes.length === 0 && completions.length === 0) return
-      writeCheckpoint(this.options.checkpoint, { version: 1, processes, completions })
+      this.#lock.hold(() => {
+        const existing = readCheckpoint(this.options.checkpoint)
+        const processes = [
+          ...existing.processes.filter((e) => !this.#handled.has(e.id)),
+          ...[...this.#records.values()].filter((p) => p.status === 'running').map((p) => ({ ...p.spec, owner })),
+        ]
+        const completions = [
+          ...existing.completions.filter((c) => !this.#handledCompletions.has(c.id)),
+          ...this.#queue.pending.map((c) => ({ ...c, owner })),
+        ]
+        const hadFile = existing.processes.length + existing.completions.length > 0
+        if (!hadFile && processes.length === 0 && completions.length === 0) return
+        writeCheckpoint(this.options.checkpoint, { version: 1, processes, completions })
+      })
     } catch (error) {
       this.options.log?.error(`could not write the process checkpoint ${this.options.checkpoint}: ${(error as Error).message}; a crash now would lose track of running processes`)
     }

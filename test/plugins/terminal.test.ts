@@ -1,4 +1,5 @@
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
@@ -26,10 +27,11 @@ afterEach(async () => {
   for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true })
 })
 
-async function open(config: Record<string, unknown> = {}): Promise<Host> {
-  const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolhost-term-')))
-  roots.push(root)
+async function open(config: Record<string, unknown> = {}, extra: { env?: NodeJS.ProcessEnv; root?: string } = {}): Promise<Host> {
+  const root = extra.root ?? realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolhost-term-')))
+  if (!extra.root) roots.push(root)
   const host = await createHost({
+    ...(extra.env ? { env: extra.env } : {}),
     root,
     config: { plugins: { dirs: [] }, env_file: '', permissions: { mode: 'bypass' }, processes: { kill_grace_ms: 300 }, ...config },
     plugins: ['plugins'],
@@ -181,5 +183,64 @@ describe('terminal', () => {
       code: 'E_CONFIG_INVALID',
       message: expect.stringContaining('terminal.dangerous_patterns[0]'),
     })
+  })
+
+  test('createHost({ env }) is the environment of commands, not process.env', async () => {
+    process.env.TOOLHOST_TEST_LEAK = 'leaked'
+    try {
+      const host = await open({}, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', FROM_HOST: 'from-host' } })
+      const result = await call(host, 'terminal', { command: 'echo "[$FROM_HOST][$TOOLHOST_TEST_LEAK]"' })
+      expect(result.content).toContain('[from-host][]')
+    } finally {
+      delete process.env.TOOLHOST_TEST_LEAK
+    }
+  })
+
+  test('orphans: what a foreground command leaves running in its group is stopped when its shell exits, and said so', async () => {
+    const host = await open()
+    const result = await call(host, 'terminal', { command: 'sleep 1000 & echo "child $!"' })
+    expect(result.ok).toBe(true)
+    expect(result.content).toMatch(/exited with code 0 after SIGTERM was sent to its group/)
+    expect(result.content).toMatch(/its shell exited, but 1 process it started was still running in its group and was stopped \(SIGTERM\)/)
+    const child = Number(/child (\d+)/.exec(result.content)?.[1])
+    pids.add(child)
+    expect(isProcessAlive(child)).toBe(false)
+  })
+
+  test('orphans: a background command whose shell forked and exited is running until its group ends; kill stops the group', async () => {
+    const host = await open()
+    const started = await call(host, 'terminal', { command: 'sleep 1000 & echo "child $!"', background: true })
+    const id = /started (proc_[0-9a-f]+)/.exec(started.content)![1]!
+    await eventually(async () => JSON.parse((await call(host, 'process', { action: 'poll', id })).content).stillRunning === 1)
+    const killed = JSON.parse((await call(host, 'process', { action: 'kill', id })).content)
+    expect(killed).toMatchObject({ status: 'exited', signalsSent: ['SIGTERM'] })
+    const child = Number(/child (\d+)/.exec(killed.tail)?.[1])
+    pids.add(child)
+    expect(isProcessAlive(child)).toBe(false)
+  })
+
+  const isRoot = process.getuid?.() === 0
+  test.skipIf(!isRoot)('a command whose log cannot grow (disk full) says so instead of a bare "(no output)" (reason: mounting a tiny tmpfs needs root)', async () => {
+    const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolhost-term-')))
+    roots.push(root)
+    const logs = path.join(root, '.toolhost/processes')
+    mkdirSync(logs, { recursive: true })
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', logs])
+    try {
+      // Fill the log folder's file system to the last byte.
+      try {
+        writeFileSync(path.join(logs, 'filler'), Buffer.alloc(1024 * 1024))
+      } catch {
+        // ENOSPC: full, as intended
+      }
+      const host = await open({}, { root })
+      const result = await call(host, 'terminal', { command: 'echo hello' })
+      expect(result.content).toMatch(/\[output may be missing: the log file could not grow: its disk has only \d+ bytes free/)
+      expect(result.content).toMatch(/\(no output was recorded\)/)
+      await host.close()
+      hosts.splice(hosts.indexOf(host), 1)
+    } finally {
+      execFileSync('umount', [logs])
+    }
   })
 })

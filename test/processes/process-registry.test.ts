@@ -67,16 +67,22 @@ describe('ProcessRegistry: running and observing', () => {
     expect(ended).toMatchObject({ status: 'exited', signal: 'SIGTERM', signalsSent: ['SIGTERM'] })
   })
 
-  test('a background grandchild holding the output and stdin does not make poll or wait hang', async () => {
+  test('orphans: a command whose shell exited is running until the last process of its group ends, and kill reaches them', async () => {
     const registry = await kit.open(kit.tempRoot())
     const { id } = await registry.spawn('sleep 30 & echo "grandchild $!"', { background: true })
-    const { outcome, process: done } = await registry.wait(id)
+    // The shell exits at once; its grandchild holds the output and stdin, and poll and wait do not hang on it.
+    const { outcome, process: shellDone } = await registry.wait(id, { until: 'leader' })
     expect(outcome).toBe('exited')
-    expect(done.exitCode).toBe(0)
-    const grandchild = Number(/grandchild (\d+)/.exec(done.tail)?.[1])
+    const grandchild = Number(/grandchild (\d+)/.exec(shellDone.tail)?.[1])
     kit.pids.add(grandchild)
-    expect(isProcessAlive(grandchild)).toBe(true)
-    expect((await registry.poll(id)).status).toBe('exited')
+    await eventually(async () => (await registry.poll(id)).stillRunning === 1)
+    const running = await registry.poll(id)
+    expect(running).toMatchObject({ status: 'running', exitCode: 0, stillRunning: 1 })
+    expect(running.note).toMatch(/its shell exited with code 0, but 1 process it started is still running in its group/)
+    expect((await registry.wait(id, { timeoutMs: 100 })).outcome).toBe('timeout')
+    const killed = await registry.kill(id)
+    expect(killed).toMatchObject({ status: 'exited', exitCode: 0, signalsSent: ['SIGTERM'] })
+    expect(isProcessAlive(grandchild)).toBe(false)
   })
 
   test('wait returns timeout, then interrupted, then wakes when the process exits', async () => {

@@ -1,0 +1,109 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { linuxStat, processStartTime } from './start-time.js'
+
+/**
+ * Which processes belong to a command, and whether a process group is really one this host's
+ * workspace started. Every command is spawned as a session and group leader (`setsid`), so its
+ * descendants share its session and group id unless they leave on purpose; and every command gets
+ * an identity marker in its environment, `TOOLHOST_PROCESS=<id>@<checkpoint>`, which the host reads
+ * back from `/proc/<pid>/environ` before it adopts or signals a group it did not spawn itself.
+ */
+
+/** The environment variable that marks a process (and its descendants) as started by a host. */
+export const MARKER_VARIABLE = 'TOOLHOST_PROCESS'
+
+/**
+ * The marker value of process `id` in the workspace whose checkpoint is `checkpoint`: a process of
+ * another workspace, or a forged checkpoint entry naming it, never matches.
+ *
+ * @example
+ * processMarker('proc_1a2b', '/ws/.toolhost/processes.json') // 'proc_1a2b@/ws/.toolhost/processes.json'
+ */
+export function processMarker(id: string, checkpoint: string): string {
+  return `${id}@${checkpoint}`
+}
+
+/** True where the host can read other processes' environments and groups (Linux `/proc`). */
+export const canVerifyProcesses = process.platform === 'linux'
+
+/**
+ * The live members of process group `pgid` in session `pgid` (a group a `setsid` leader created),
+ * from `/proc`. Zombies are not members: they have ended. Empty off Linux.
+ *
+ * @example
+ * groupMembers(child.pid) // [child.pid, 4242]
+ */
+export function groupMembers(pgid: number): number[] {
+  if (!canVerifyProcesses || !Number.isInteger(pgid) || pgid <= 1) return []
+  let names: string[]
+  try {
+    names = readdirSync('/proc')
+  } catch {
+    return []
+  }
+  const members: number[] = []
+  for (const name of names) {
+    const code = name.charCodeAt(0)
+    if (code < 48 || code > 57) continue
+    const pid = Number(name)
+    const stat = linuxStat(pid)
+    if (stat && stat.pgrp === pgid && stat.session === pgid && stat.state !== 'Z') members.push(pid)
+  }
+  return members
+}
+
+/**
+ * True while process group `pgid` has a member (any platform: `kill(-pgid, 0)`; EPERM counts, as
+ * the group exists). Zombie-only groups count as empty on Linux.
+ *
+ * @example
+ * hasGroupMembers(child.pid) // false once every process of the group has ended
+ */
+export function hasGroupMembers(pgid: number): boolean {
+  if (!Number.isInteger(pgid) || pgid <= 1) return false
+  try {
+    process.kill(-pgid, 0)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false
+  }
+  return canVerifyProcesses ? groupMembers(pgid).length > 0 : true
+}
+
+/**
+ * The value of `TOOLHOST_PROCESS` in process `pid`'s environment (as it was when it started), or
+ * undefined when it has none or it cannot be read (another user's process, no `/proc`).
+ *
+ * @example
+ * readMarker(pid) // 'proc_1a2b@/ws/.toolhost/processes.json'
+ */
+export function readMarker(pid: number): string | undefined {
+  if (!canVerifyProcesses) return undefined
+  let environ: Buffer
+  try {
+    environ = readFileSync(`/proc/${pid}/environ`)
+  } catch {
+    return undefined
+  }
+  const prefix = `${MARKER_VARIABLE}=`
+  for (const entry of environ.toString('utf8').split('\0')) {
+    if (entry.startsWith(prefix)) return entry.slice(prefix.length)
+  }
+  return undefined
+}
+
+/**
+ * Whether the group led by `pid` is the one a host of this workspace started as `marker`: `pid` is
+ * above 1, the group (and session) `pid` has live members, the leader — if still alive — is the
+ * process that started at `startTime`, and a member carries `marker`. Fails closed: where
+ * environments cannot be read, no group is ever proven ours.
+ *
+ * @example
+ * isOurGroup(entry.pid, entry.startTime, processMarker(entry.id, checkpoint)) // false for a forged entry
+ */
+export function isOurGroup(pid: number, startTime: number, marker: string): boolean {
+  if (!canVerifyProcesses || !Number.isInteger(pid) || pid <= 1) return false
+  const members = groupMembers(pid)
+  if (members.length === 0) return false
+  if (members.includes(pid) && processStartTime(pid) !== startTime) return false
+  return members.some((member) => readMarker(member) === marker)
+}
