@@ -16,7 +16,7 @@ import { isCaseInsensitiveFs } from './paths.js'
 import { registry as processRegistry, type ToolRegistry } from './registry.js'
 import { resolveSetup, underRoot } from './host-setup.js'
 import { attachProcessRegistry } from './processes/attach-processes.js'
-import type { AnyTool, AskHandler, HostServices, Logger, OpenAIToolDefinition, SessionState, ToolCall, ToolContext, ToolError, ToolResult } from './types.js'
+import type { AnyTool, AskHandler, HostServices, Logger, LogLevel, OpenAIToolDefinition, SessionState, ToolCall, ToolContext, ToolError, ToolResult } from './types.js'
 import type { Authoriser, AuthoriseDecision, AuthoriseItem, HostEvent, HostOptions, PlannedCall, RunOptions } from './host-types.js'
 import type { DispatchMode } from './config/types.js'
 import { PermissionGate } from './permissions/permission-gate.js'
@@ -268,6 +268,12 @@ export class Host {
 
   #abandonWarning(callId: string): (why: string) => void {
     return (why) => this.log.warn(`${why}; its worker slot and path reservations are released now (tools must honour ctx.signal)`, { callId })
+  }
+
+  /** A handler's `ctx.log` line: into the host's log, and a `log` event for listeners (MCP clients). */
+  reportLog(callId: string, level: LogLevel, message: string, fields?: Record<string, unknown>): void {
+    this.log[level](message, fields)
+    if (this.#listeners.size > 0) this.#emit({ type: 'log', id: callId, level, message, ...(fields === undefined ? {} : { fields }) })
   }
 
   #progressOf(callId: string): ToolContext['progress'] {

@@ -23,15 +23,50 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void
 }
 
-/** A question for the person running the agent (`clarify`, approvals). */
+/**
+ * The form of a structured question: MCP elicitation's `requestedSchema`, a flat object whose
+ * properties are primitives — `string` (optionally `format`, `minLength`…), `number`/`integer`,
+ * `boolean`, a single-select enum (`enum`, or titled `oneOf: [{ const, title }]`, or legacy
+ * `enumNames`) or a multi-select array (`items: { enum }` or `items: { anyOf: [{ const, title }] }`) —
+ * each with an optional `title`, `description` and `default`. It is sent to the person as it is.
+ */
+export interface AskSchema {
+  type: 'object'
+  properties: Record<string, Record<string, unknown>>
+  required?: string[]
+}
+
+/** A structured answer: a value per field the person filled in. */
+export type AskAnswer = Record<string, string | number | boolean | string[]>
+
+/** A question for the person running the agent (`clarify`, approvals, `ctx.ask`). */
 export interface AskRequest {
   question: string
   choices?: string[]
   callId?: string
+  /** Ask for a structured answer in this form instead of text (see `AskSchema`). */
+  schema?: AskSchema
 }
 
-/** Asks the person; resolves with their answer. Hosts without a person have none. */
-export type AskHandler = (request: AskRequest, signal: AbortSignal) => Promise<string>
+/**
+ * Asks the person; resolves with their answer: text, or an `AskAnswer` when the request has a
+ * `schema`. Hosts without a person have none.
+ */
+export type AskHandler = (request: AskRequest, signal: AbortSignal) => Promise<string | AskAnswer>
+
+/** Log levels of `ctx.log` (an MCP client gets them as `notifications/message`). */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
+
+/**
+ * `ctx.ask`: text in, text out — `ctx.ask('Which branch?')` or `ctx.ask({ question, choices })` —
+ * or a structured question, `ctx.ask({ question, schema })`, answered with an `AskAnswer`. The
+ * signal defaults to the call's own.
+ */
+export interface Asker {
+  (question: string, signal?: AbortSignal): Promise<string>
+  (request: AskRequest & { schema?: undefined }, signal?: AbortSignal): Promise<string>
+  (request: AskRequest & { schema: AskSchema }, signal?: AbortSignal): Promise<AskAnswer>
+}
 
 /** Session context that a context-changing tool may update (later calls see the change). */
 export interface SessionState {
@@ -63,10 +98,11 @@ export interface ToolContext {
   /** The canonical workspace root. */
   readonly root: string
   readonly config: ToolhostConfig
+  /** The host's log; lines also reach an MCP client that made the call (`notifications/message`). */
   readonly log: Logger
   readonly session: SessionState
-  /** Present when the host can ask a person. */
-  readonly ask: AskHandler | undefined
+  /** Present when the host can ask a person: text questions, or structured ones with a `schema`. */
+  readonly ask: Asker | undefined
   /** Host services plugins may use (process registry, …), keyed by name. */
   readonly services: HostServices
   /**
