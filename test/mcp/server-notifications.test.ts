@@ -88,7 +88,7 @@ describe('ctx.log, ctx.progress and ctx.ask reach the MCP client of the call', (
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params))
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       elicitations.push(request)
-      const schema = request.params.requestedSchema as AskSchema
+      const schema = (request.params as { requestedSchema: AskSchema }).requestedSchema
       if (schema.properties.answer) return { action: 'accept', content: { answer: 'Ada' } }
       return { action: 'accept', content: { name: 'Jane', age: 25, colour: 'g', tags: ['a', 'c'], legacy: 'y' } }
     })
