@@ -55,6 +55,7 @@ export function defineTool<Args>(spec: ToolSpec<Args>): Tool<Args> {
     openWorld: spec.openWorld ?? false,
     scope: spec.scope,
     checkPermissions: spec.checkPermissions,
+    outputSchema: spec.outputSchema,
     maxResultChars: spec.maxResultChars,
     timeoutMs: spec.timeoutMs,
   }
@@ -75,6 +76,8 @@ function assertSpecShape(spec: ToolSpec<never>): void {
   if (typeof spec.handler !== 'function') fail(`tool "${spec.name}": \`handler\` must be a function`, spec.handler)
   if (typeof spec.parameters !== 'object' || spec.parameters === null || spec.parameters.type !== 'object')
     fail(`tool "${spec.name}": \`parameters\` must be a JSON Schema with type "object"`, spec.parameters)
+  if (spec.outputSchema !== undefined && (typeof spec.outputSchema !== 'object' || spec.outputSchema === null || spec.outputSchema.type !== 'object'))
+    fail(`tool "${spec.name}": \`outputSchema\` must be a JSON Schema with type "object" (it describes the structured content)`, spec.outputSchema)
   if (spec.toolset !== undefined && (typeof spec.toolset !== 'string' || spec.toolset === ''))
     fail(`tool "${spec.name}": \`toolset\` must be a non-empty string`, spec.toolset)
   if (spec.requiresEnv !== undefined && (!Array.isArray(spec.requiresEnv) || spec.requiresEnv.some((v) => typeof v !== 'string' || v === '')))

@@ -7,7 +7,8 @@ import { logSchedulingEvents } from './dispatch/log-events.js'
 import type { BehaviourSets, Footprint } from './dispatch/footprint.js'
 import { batchBlocker, explainWaits, planModeWaits } from './dispatch/plan.js'
 import { Scheduler, type JobOutcome, type SchedulableCall, type SubmitOptions, type Wait } from './dispatch/scheduler.js'
-import { capText, limitContent, toContent } from './dispatch/shape-result.js'
+import { capText } from './dispatch/shape-result.js'
+import { shapeOutcome, spillText } from './dispatch/shape-outcome.js'
 import { loadEnvFile } from './env-file.js'
 import { describeThrown } from './errors.js'
 import { loadPlugins, type PluginLoadReport } from './loader/load-plugins.js'
@@ -293,22 +294,18 @@ export class Host {
       const error = { ...outcome.outcome.error, message: capText(outcome.outcome.error.message, limit) }
       return { id: call.id, name: call.name, ok: false, content: error.message, error, ...timing }
     }
-    const content = toContent(tool.name, outcome.outcome.value)
-    if (!content.ok) return { id: call.id, name: call.name, ok: false, content: content.error.message, error: content.error, ...timing }
-    if (limit === false || content.content.length <= limit) return { id: call.id, name: call.name, ok: true, content: content.content, ...timing }
-    return this.#saveAndShape(call, content.content, limit, timing)
+    const value = outcome.outcome.value
+    if (typeof value === 'string' && tool.outputSchema === undefined) {
+      if (limit === false || value.length <= limit) return { id: call.id, name: call.name, ok: true, content: value, ...timing }
+      return spillText(call, value, limit, { resultsDir: this.#resultsDir }, timing)
+    }
+    // Blocks, JSON or structured content (rarer): shaped, and checked against the outputSchema.
+    const entry = tool.outputSchema === undefined ? undefined : this.registry.entry(tool.name)
+    const validateOutput = entry?.tool === tool ? entry.validateOutput : undefined
+    return shapeOutcome(call, tool.name, value, { limit, maxBytes: this.config.limits.max_result_bytes, resultsDir: this.#resultsDir, validateOutput }, timing)
   }
 
-  async #saveAndShape(call: ToolCall, text: string, limit: number, timing: object): Promise<ToolResult> {
-    try {
-      const limited = await limitContent(text, limit, underRoot(this.root, this.config.limits.results_dir), call.id)
-      return { id: call.id, name: call.name, ok: true, ...limited, ...timing }
-    } catch (error) {
-      // The whole text could not be saved: still answer, with what fits and why the rest is missing.
-      const kept = text.slice(0, Math.max(0, limit - 200))
-      return { id: call.id, name: call.name, ok: true, content: `${kept}\n[truncated: ${text.length} characters; saving the whole result failed: ${(error as Error).message}]`, truncated: true, ...timing }
-    }
-  }
+  readonly #resultsDir = (): string => underRoot(this.root, this.config.limits.results_dir)
 
   #errorResult(call: ToolCall, error: ToolError, trace: boolean, waits: Wait[] = []): ToolResult {
     const name = typeof call.name === 'string' ? call.name : String(call.name)

@@ -118,7 +118,30 @@ export interface ToolContext {
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface HostServices {}
 
-/** What `handler` may return: a string, or any JSON-serialisable value (sent as JSON text). */
+/**
+ * One piece of a tool's result (the MCP content model). `data` and `blob` are base64 text.
+ * A handler returns blocks in the MCP `CallToolResult` form: `{ content: ContentBlock[], structuredContent?, isError? }`.
+ */
+export type ContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'image'; data: string; mimeType: string }
+  | { type: 'audio'; data: string; mimeType: string }
+  | { type: 'resource_link'; uri: string; name: string; title?: string; description?: string; mimeType?: string }
+  | { type: 'resource'; resource: { uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; blob: string } }
+
+/** A handler's value in the MCP `CallToolResult` form (one of the accepted return forms). */
+export interface CallToolResultValue {
+  content: ContentBlock[]
+  structuredContent?: Record<string, unknown>
+  isError?: boolean
+}
+
+/**
+ * What `handler` may return: a string (the text), an MCP `CallToolResult`-shaped object
+ * (`{ content: ContentBlock[], structuredContent?, isError? }`, recognised strictly: only those keys
+ * and every `content` element a valid block), or any other JSON-serialisable value (sent as JSON
+ * text; with an `outputSchema`, a plain object is also the structured content).
+ */
 export type HandlerResult = unknown
 
 export type ToolHandler<Args> = (args: Args, ctx: ToolContext) => HandlerResult | Promise<HandlerResult>
@@ -130,6 +153,11 @@ export interface ToolSpec<Args = Record<string, unknown>> {
   description: string
   parameters: JsonSchema
   handler: ToolHandler<Args>
+  /**
+   * JSON Schema of the result's `structuredContent` (MCP `outputSchema`). Checked against every
+   * successful result; a mismatch is E_TOOL_FAILED naming the field.
+   */
+  outputSchema?: JsonSchema
   /**
    * Availability check; may be async. False, a throw or a timeout hides the tool (fail closed).
    * It receives what the host can offer (e.g. `canAsk`), since the registry is shared by every host.
@@ -167,6 +195,7 @@ export interface Tool<Args = Record<string, unknown>> extends Required<Pick<Tool
   check: ((context: AvailabilityContext) => boolean | Promise<boolean>) | undefined
   scope: ((args: Args) => ScopeEntry[]) | undefined
   checkPermissions: ((args: Args, ctx: ToolContext) => PermissionResult | Promise<PermissionResult>) | undefined
+  outputSchema: JsonSchema | undefined
   maxResultChars: number | false | undefined
   timeoutMs: number | undefined
 }
@@ -192,7 +221,12 @@ export interface ToolResult {
   id: string
   name: string
   ok: boolean
+  /** The text rendering: what a text-only reader (Chat Completions) gets, saying what was left out. */
   content: string
+  /** The content as blocks, when the handler returned non-text content or several blocks. */
+  blocks?: ContentBlock[]
+  /** Structured content (MCP `structuredContent`), checked against the tool's `outputSchema`. */
+  structuredContent?: Record<string, unknown>
   error?: ToolError
   /** The content was cut to the size limit; the whole text is at `savedTo`. */
   truncated?: boolean

@@ -31,6 +31,8 @@ export function defaultConfig(): ToolhostConfig {
     },
     limits: {
       max_result_chars: 100_000,
+      // 5 MiB: Anthropic's limit for one image, and well inside each API's request size.
+      max_result_bytes: 5_242_880,
       max_read_chars: 100_000,
       max_argument_chars: 1_000_000,
       results_dir: '.toolhost/results',

@@ -25,6 +25,7 @@ export const CONFIG_SCHEMA = section({
   }),
   limits: section({
     max_result_chars: { type: 'integer', minimum: 100 },
+    max_result_bytes: { type: 'integer', minimum: 0 },
     max_read_chars: { type: 'integer', minimum: 100 },
     max_argument_chars: { type: 'integer', minimum: 100 },
     results_dir: nonEmptyString,

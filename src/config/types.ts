@@ -27,6 +27,7 @@ export interface ToolhostConfig {
   }
   limits: {
     max_result_chars: number
+    max_result_bytes: number
     max_read_chars: number
     max_argument_chars: number
     results_dir: string
