@@ -49,11 +49,11 @@ function headersFor(sessionId?: string, extra: Record<string, string> = {}): Rec
   return { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': VERSION, ...(sessionId ? { 'mcp-session-id': sessionId } : {}), ...extra }
 }
 
-async function openSession(): Promise<string> {
+async function openSession(version = VERSION): Promise<string> {
   const init = await fetch(endpoint.url, {
     method: 'POST',
     headers: headersFor(),
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'resume-test', version: '1' } } }),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'resume-test', version: '1' } } }),
   })
   expect(init.status).toBe(200)
   await init.text()
@@ -165,6 +165,20 @@ describe('resumable streams', { timeout: 30_000 }, () => {
     const sessionId = await openSession()
     const { priming } = await startGatedCall(sessionId, new AbortController())
     expect(priming).toEqual({ id: expect.stringMatching(/.+_\d+$/), retry: SSE_RETRY_MS, data: '' })
+  })
+
+  test.each([
+    { agreed: '2025-11-25', header: '2025-03-26', primed: true, why: 'the version agreed at initialize decides, not an older header' },
+    { agreed: '2025-06-18', header: '2025-06-18', primed: false, why: 'a client of an older version cannot read an empty event' },
+  ])('agreed $agreed, header $header: primed $primed ($why)', async ({ agreed, header, primed }) => {
+    const sessionId = await openSession(agreed)
+    const response = await fetch(endpoint.url, {
+      method: 'POST',
+      headers: headersFor(sessionId, { 'mcp-protocol-version': header }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} }),
+    })
+    const first = (await sseEvents(response).next())!
+    expect(first.data === '').toBe(primed)
   })
 
   test('cut mid-call, reconnected with Last-Event-ID while it runs: the result arrives on the new stream', async () => {
