@@ -163,7 +163,7 @@ function registerRemote(host: Host, client: Client, connection: McpClientConnect
  * localName('files', 'read file') // 'mcp_files_read_file'
  */
 export function localName(server: string, tool: string): string {
-  const name = `mcp_${server}_${tool}`.replace(/[^A-Za-z0-9_.-]/g, '_')
+  const name = `mcp_${server}_${tool}`.replace(/[^A-Za-z0-9_-]/g, '_')
   if (TOOL_NAME_PATTERN.test(name)) return name
   const hash = createHash('sha256').update(tool).digest('hex').slice(0, 8)
   return `${name.slice(0, 55)}_${hash}`
