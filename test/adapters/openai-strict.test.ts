@@ -122,7 +122,7 @@ describe('a Responses loop with read_file and patch keeps optional arguments opt
     const seen: unknown[][] = []
     const recorded: ResponsesResponse[] = [
       { output: calls.map((c, i) => ({ type: 'function_call', id: `fc_${i}`, call_id: `call_${i}`, name: c.name, arguments: c.arguments })) },
-      { output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'done' }] }] },
+      { output: [{ type: 'message', role: 'assistant', id: 'msg_1', status: 'completed', content: [{ type: 'output_text', text: 'done', annotations: [] }] }] },
     ]
     const model = replay(recorded)
     const input = await runResponsesLoop(host, async (request) => {
