@@ -62,6 +62,16 @@ export interface HostOptions extends ConfigSource {
   env?: NodeJS.ProcessEnv
 }
 
+/** Which tools `host.definitions` lists, and how. */
+export interface DefinitionsQuery {
+  /** Only these tools (by name). */
+  names?: string[]
+  /** Only tools of these toolsets. */
+  toolsets?: string[]
+  /** OpenAI strict mode for `openai-chat`/`openai-responses` (default `openai.strict`). */
+  strict?: boolean
+}
+
 export interface RunOptions {
   signal?: AbortSignal
   mode?: DispatchMode

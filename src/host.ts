@@ -18,14 +18,15 @@ import { registry as processRegistry, type ToolRegistry } from './registry.js'
 import { resolveSetup, underRoot } from './host-setup.js'
 import { attachProcessRegistry } from './processes/attach-processes.js'
 import type { AnyTool, AskHandler, HostServices, Logger, LogLevel, OpenAIToolDefinition, SessionState, ToolCall, ToolContext, ToolError, ToolResult } from './types.js'
-import type { Authoriser, AuthoriseDecision, AuthoriseItem, HostEvent, HostOptions, PlannedCall, RunOptions } from './host-types.js'
+import type { Authoriser, AuthoriseDecision, AuthoriseItem, DefinitionsQuery, HostEvent, HostOptions, PlannedCall, RunOptions } from './host-types.js'
 import type { DispatchMode } from './config/types.js'
 import { PermissionGate } from './permissions/permission-gate.js'
 import { toCalls } from './adapters/parse-batch.js'
 import type { ModelFormat } from './adapters/format.js'
 import { renderDefinitions, renderResults, type DefinitionsOf, type MessagesOf } from './adapters/render.js'
+import { StrictTools } from './adapters/openai-strict.js'
 
-export type { Authoriser, AuthoriseDecision, AuthoriseItem, HostEvent, HostOptions, PlannedCall, RunOptions } from './host-types.js'
+export type { Authoriser, AuthoriseDecision, AuthoriseItem, DefinitionsQuery, HostEvent, HostOptions, PlannedCall, RunOptions } from './host-types.js'
 
 /**
  * A toolhost: a registry of tools, a config, a workspace root and a scheduler. Hand it calls, get
@@ -57,6 +58,7 @@ export class Host {
   readonly #listeners = new Set<(event: HostEvent) => void>()
   readonly #closers: Array<() => void | Promise<void>> = []
   #admission: Promise<unknown> = Promise.resolve()
+  readonly #strict = new StrictTools()
 
   constructor(setup: { config: ToolhostConfig; file: string | undefined; root: string; maxWorkers: number }, options: HostOptions) {
     this.config = options.permissionMode === undefined ? setup.config : { ...setup.config, permissions: { ...setup.config.permissions, mode: options.permissionMode } }
@@ -109,14 +111,22 @@ export class Host {
     this.#closers.push(closer)
   }
 
-  /** OpenAI function-tool definitions of the tools available now, sorted by name. */
-  definitions(query?: { names?: string[]; toolsets?: string[] }): Promise<OpenAIToolDefinition[]>
-  /** Definitions of the tools available now in a model API's format (`anthropic`, `openai-responses`, `mcp`, …). */
-  definitions<F extends ModelFormat>(format: F, query?: { names?: string[]; toolsets?: string[] }): Promise<DefinitionsOf<F>>
-  async definitions(formatOrQuery?: ModelFormat | { names?: string[]; toolsets?: string[] }, query?: { names?: string[]; toolsets?: string[] }): Promise<unknown> {
-    const selection = typeof formatOrQuery === 'object' ? formatOrQuery : query
-    const openai = await this.registry.getDefinitions(selection ?? {}, { checkTimeoutMs: this.config.availability.check_timeout_ms, env: this.env, canAsk: this.ask !== undefined })
-    return typeof formatOrQuery === 'string' ? renderDefinitions(formatOrQuery, openai, (name) => this.registry.get(name)) : openai
+  /** OpenAI Chat function-tool definitions of the tools available now, sorted by name. */
+  definitions(query?: DefinitionsQuery): Promise<OpenAIToolDefinition[]>
+  /**
+   * Definitions of the tools available now in a model API's format (`anthropic`, `openai-responses`,
+   * `mcp`, …). `{ strict: true }` (default `openai.strict`) renders the OpenAI formats in strict mode;
+   * the nulls that makes the model send for optional arguments are then removed before validation.
+   */
+  definitions<F extends ModelFormat>(format: F, query?: DefinitionsQuery): Promise<DefinitionsOf<F>>
+  async definitions(formatOrQuery?: ModelFormat | DefinitionsQuery, query?: DefinitionsQuery): Promise<unknown> {
+    const selection = (typeof formatOrQuery === 'object' ? formatOrQuery : query) ?? {}
+    const format = typeof formatOrQuery === 'string' ? formatOrQuery : 'openai-chat'
+    const openai = await this.registry.getDefinitions({ ...(selection.names ? { names: selection.names } : {}), ...(selection.toolsets ? { toolsets: selection.toolsets } : {}) }, { checkTimeoutMs: this.config.availability.check_timeout_ms, env: this.env, canAsk: this.ask !== undefined })
+    const strict = selection.strict ?? this.config.openai.strict
+    const rendered = renderDefinitions(format, openai, (name) => this.registry.get(name), { strict })
+    if (strict && format !== 'anthropic' && format !== 'mcp') this.#strict.remember(openai, this.registry)
+    return rendered
   }
 
   /** Results as a model API wants them: Chat `role:'tool'` messages, Responses `function_call_output` items, ONE Anthropic user message of `tool_result` blocks, or MCP results. */
@@ -162,7 +172,7 @@ export class Host {
   /** The plan for a batch without running anything: footprints, and who waits for whom and why. */
   async explain(calls: readonly ToolCall[], options: { mode?: DispatchMode } = {}): Promise<{ mode: DispatchMode; calls: PlannedCall[] }> {
     const mode = options.mode ?? this.mode
-    const admissions = await admitCalls(calls, { registry: this.registry, config: this.config, env: this.env, canAsk: this.ask !== undefined })
+    const admissions = await admitCalls(this.#strict.prepare(calls, this.registry, this.config.limits.max_argument_chars), { registry: this.registry, config: this.config, env: this.env, canAsk: this.ask !== undefined })
     const runnable = admissions.filter((a): a is Extract<Admission, { ok: true }> => a.ok)
     const footprints = runnable.map((a) => ({ id: a.call.id, footprint: this.footprintOf(a.tool, a.args) }))
     const waits = explainWaits(mode, footprints, blockerOf(admissions))
@@ -204,7 +214,8 @@ export class Host {
     return admitted
   }
 
-  async #admit(calls: readonly ToolCall[], options: RunOptions): Promise<Promise<ToolResult>[]> {
+  async #admit(given: readonly ToolCall[], options: RunOptions): Promise<Promise<ToolResult>[]> {
+    const calls = this.#strict.prepare(given, this.registry, this.config.limits.max_argument_chars)
     const mode = options.mode ?? this.mode
     const trace = options.trace ?? false
     const admissions = await admitCalls(calls, { registry: this.registry, config: this.config, env: this.env, canAsk: this.ask !== undefined })

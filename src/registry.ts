@@ -1,7 +1,7 @@
 import { defineTool } from './define-tool.js'
 import { describeThrown, ToolhostError } from './errors.js'
 import { SchemaCompiler, type ValidateFunction } from './schema.js'
-import type { AnyTool, Availability, AvailabilityContext, OpenAIToolDefinition, ToolSpec } from './types.js'
+import type { AnyTool, Availability, AvailabilityContext, ObjectJsonSchema, OpenAIToolDefinition, ToolSpec } from './types.js'
 
 /** A registered tool with what the registry derived from it once, at registration. */
 export interface RegistryEntry {
@@ -97,7 +97,8 @@ export class ToolRegistry {
     }
     const definition: OpenAIToolDefinition = {
       type: 'function',
-      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+      // defineTool has checked that `parameters` is an object schema.
+      function: { name: tool.name, description: tool.description, parameters: tool.parameters as ObjectJsonSchema },
     }
     this.#entries.set(tool.name, { tool, source, validate, validateOutput, definition })
     this.#changed()

@@ -245,8 +245,17 @@ export interface Availability {
   reason?: string
 }
 
-/** OpenAI Chat Completions function-tool definition. */
+/** An object JSON Schema as the model APIs' types want it: `type: 'object'` stated. */
+export interface ObjectJsonSchema {
+  type: 'object'
+  [keyword: string]: unknown
+}
+
+/**
+ * OpenAI Chat Completions function-tool definition (assignable to the `openai` SDK's
+ * `ChatCompletionTool`). `strict` is set by `definitions(format)`; the registry's own copy has none.
+ */
 export interface OpenAIToolDefinition {
   type: 'function'
-  function: { name: string; description: string; parameters: JsonSchema }
+  function: { name: string; description: string; parameters: ObjectJsonSchema; strict?: boolean }
 }

@@ -50,6 +50,7 @@ export function defaultConfig(): ToolhostConfig {
     },
     terminal: { timeout_ms: 180_000, dangerous_patterns: [...DEFAULT_DANGEROUS_PATTERNS] },
     permissions: { mode: 'ask', allow: [], ask: [], deny: [], audit_log: '.toolhost/audit.jsonl' },
+    openai: { strict: false },
     serve: { host: '127.0.0.1' },
     mcp_servers: {},
   }

@@ -50,6 +50,7 @@ export const CONFIG_SCHEMA = section({
     deny: stringList,
     audit_log: nonEmptyString,
   }),
+  openai: section({ strict: { type: 'boolean' } }),
   serve: section({ host: nonEmptyString }),
   mcp_servers: {
     type: 'object',

@@ -51,6 +51,7 @@ export interface ToolhostConfig {
     deny: string[]
     audit_log: string
   }
+  openai: { strict: boolean }
   serve: { host: string }
   mcp_servers: Record<string, McpServerConfig>
 }
