@@ -5,29 +5,23 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import type { Message, MessageParam, Tool } from '@anthropic-ai/sdk/resources/messages'
 import { createHost, type Host, type RunOptions } from '../src/index.js'
 import { RECORDED, replay } from './openai-loop.js'
 
-export type ContentBlock = Record<string, unknown> & { type: string }
-export interface AnthropicMessage {
-  role: 'user' | 'assistant'
-  content: string | ContentBlock[]
-}
-export interface AnthropicResponse {
-  role: 'assistant'
-  content: ContentBlock[]
-  stop_reason: string | null
-}
-export type MessagesModel = (request: { messages: AnthropicMessage[]; tools: unknown[] }) => Promise<AnthropicResponse>
+// The Anthropic SDK's own types: toolhost's definitions and tool_result message fit them without casts.
+export type AnthropicMessage = MessageParam
+export type AnthropicResponse = Pick<Message, 'role' | 'content' | 'stop_reason'>
+export type MessagesModel = (request: { messages: MessageParam[]; tools: Tool[] }) => Promise<AnthropicResponse>
 
 /**
  * Messages API: ask; when the reply has `tool_use` blocks, run them all through the host and answer
  * with ONE user message holding a `tool_result` per block (`is_error` on failures); repeat until
  * the model stops asking for tools.
  */
-export async function runAnthropicLoop(host: Host, model: MessagesModel, prompt: string, options: RunOptions & { maxTurns?: number } = {}): Promise<AnthropicMessage[]> {
-  const tools = await host.definitions('anthropic')
-  const messages: AnthropicMessage[] = [{ role: 'user', content: prompt }]
+export async function runAnthropicLoop(host: Host, model: MessagesModel, prompt: string, options: RunOptions & { maxTurns?: number } = {}): Promise<MessageParam[]> {
+  const tools: Tool[] = await host.definitions('anthropic')
+  const messages: MessageParam[] = [{ role: 'user', content: prompt }]
   for (let turn = 0; turn < (options.maxTurns ?? 8); turn++) {
     const reply = await model({ messages, tools })
     messages.push({ role: 'assistant', content: reply.content })

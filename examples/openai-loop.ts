@@ -6,33 +6,26 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import type { ChatCompletion, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions'
+import type { FunctionTool, Response, ResponseInputItem } from 'openai/resources/responses/responses'
 import { createHost, type Host, type RunOptions } from '../src/index.js'
 
-// The few fields of each API's shapes the loop reads (the SDKs' own types fit these).
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant' | 'tool'
-  content: string | null
-  tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>
-  tool_call_id?: string
-}
-export interface ChatCompletion {
-  choices: Array<{ message: ChatMessage; finish_reason: string }>
-}
-export type ChatModel = (request: { messages: ChatMessage[]; tools: unknown[] }) => Promise<ChatCompletion>
+// The OpenAI SDK's own types: toolhost's definitions and messages fit them without casts.
+export type ChatMessage = ChatCompletionMessageParam
+export type { ChatCompletion }
+export type ChatModel = (request: { messages: ChatCompletionMessageParam[]; tools: ChatCompletionTool[] }) => Promise<ChatCompletion>
 
-export type ResponseItem = Record<string, unknown> & { type: string }
-export interface ResponsesResponse {
-  output: ResponseItem[]
-}
-export type ResponsesModel = (request: { input: ResponseItem[]; tools: unknown[] }) => Promise<ResponsesResponse>
+export type ResponseItem = ResponseInputItem
+export type ResponsesResponse = Pick<Response, 'output'>
+export type ResponsesModel = (request: { input: ResponseInputItem[]; tools: FunctionTool[] }) => Promise<ResponsesResponse>
 
 /**
  * Chat Completions: ask, run every `tool_calls` entry through the host, append one `role: 'tool'`
  * message per call (errors included), repeat until the model answers without tools.
  */
-export async function runChatLoop(host: Host, model: ChatModel, prompt: string, options: RunOptions & { maxTurns?: number } = {}): Promise<ChatMessage[]> {
-  const tools = await host.definitions('openai-chat')
-  const messages: ChatMessage[] = [{ role: 'user', content: prompt }]
+export async function runChatLoop(host: Host, model: ChatModel, prompt: string, options: RunOptions & { maxTurns?: number } = {}): Promise<ChatCompletionMessageParam[]> {
+  const tools: ChatCompletionTool[] = await host.definitions('openai-chat')
+  const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: prompt }]
   for (let turn = 0; turn < (options.maxTurns ?? 8); turn++) {
     const completion = await model({ messages, tools })
     const message = completion.choices[0]!.message
@@ -48,12 +41,14 @@ export async function runChatLoop(host: Host, model: ChatModel, prompt: string, 
  * Responses API: ask, run every `function_call` item, append the output items and one
  * `function_call_output` per call, repeat until a turn has no function calls.
  */
-export async function runResponsesLoop(host: Host, model: ResponsesModel, prompt: string, options: RunOptions & { maxTurns?: number } = {}): Promise<ResponseItem[]> {
-  const tools = await host.definitions('openai-responses')
-  const input: ResponseItem[] = [{ type: 'message', role: 'user', content: prompt }]
+export async function runResponsesLoop(host: Host, model: ResponsesModel, prompt: string, options: RunOptions & { maxTurns?: number } = {}): Promise<ResponseInputItem[]> {
+  // strict: false (the default) keeps optional arguments optional; { strict: true } opts in.
+  const tools: FunctionTool[] = await host.definitions('openai-responses')
+  const input: ResponseInputItem[] = [{ type: 'message', role: 'user', content: prompt }]
   for (let turn = 0; turn < (options.maxTurns ?? 8); turn++) {
     const response = await model({ input, tools })
-    input.push(...response.output)
+    // Carry back what the turn produced: its messages, reasoning and function calls.
+    input.push(...response.output.filter((item) => item.type === 'message' || item.type === 'reasoning' || item.type === 'function_call'))
     if (!response.output.some((item) => item.type === 'function_call')) break
     const results = await host.run(response, options)
     input.push(...host.toMessages(results, 'openai-responses'))

@@ -2,8 +2,12 @@ import { ToolhostError } from './errors.js'
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts'
 import type { Tool, ToolSpec } from './types.js'
 
-/** Tool names the model may use: letters, digits, `_`, `.`, `-`; 1 to 64 characters. */
-export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/
+/**
+ * Tool names every model API accepts: letters, digits, `_` and `-`; 1 to 64 characters (OpenAI's
+ * `^[a-zA-Z0-9_-]{1,64}$`; Anthropic's is the same set). A name outside it, a dot included, would
+ * make the API refuse the whole request.
+ */
+export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/
 
 const no = (): boolean => false
 
@@ -55,6 +59,7 @@ export function defineTool<Args>(spec: ToolSpec<Args>): Tool<Args> {
     openWorld: spec.openWorld ?? false,
     scope: spec.scope,
     checkPermissions: spec.checkPermissions,
+    outputSchema: spec.outputSchema,
     maxResultChars: spec.maxResultChars,
     timeoutMs: spec.timeoutMs,
   }
@@ -69,12 +74,14 @@ function assertSpecShape(spec: ToolSpec<never>): void {
   }
   if (typeof spec !== 'object' || spec === null) fail('expected a tool spec object', spec)
   if (typeof spec.name !== 'string' || !TOOL_NAME_PATTERN.test(spec.name))
-    fail('`name` must match ^[A-Za-z0-9_.-]{1,64}$', spec.name)
+    fail('`name` must match ^[a-zA-Z0-9_-]{1,64}$: 1 to 64 letters, digits, `_` or `-` (OpenAI and Anthropic refuse a request holding any other tool name; use `_` for a dot)', spec.name)
   if (typeof spec.description !== 'string' || spec.description.trim() === '')
     fail(`tool "${spec.name}": \`description\` must be a non-empty string`, spec.description)
   if (typeof spec.handler !== 'function') fail(`tool "${spec.name}": \`handler\` must be a function`, spec.handler)
   if (typeof spec.parameters !== 'object' || spec.parameters === null || spec.parameters.type !== 'object')
     fail(`tool "${spec.name}": \`parameters\` must be a JSON Schema with type "object"`, spec.parameters)
+  if (spec.outputSchema !== undefined && (typeof spec.outputSchema !== 'object' || spec.outputSchema === null || spec.outputSchema.type !== 'object'))
+    fail(`tool "${spec.name}": \`outputSchema\` must be a JSON Schema with type "object" (it describes the structured content)`, spec.outputSchema)
   if (spec.toolset !== undefined && (typeof spec.toolset !== 'string' || spec.toolset === ''))
     fail(`tool "${spec.name}": \`toolset\` must be a non-empty string`, spec.toolset)
   if (spec.requiresEnv !== undefined && (!Array.isArray(spec.requiresEnv) || spec.requiresEnv.some((v) => typeof v !== 'string' || v === '')))

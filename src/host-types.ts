@@ -6,7 +6,7 @@ import type { ConfigSource } from './host-setup.js'
 import type { Host } from './host.js'
 import type { ApproveHandler } from './permissions/approvals.js'
 import type { ToolRegistry } from './registry.js'
-import type { AnyTool, AskHandler, Logger, ToolCall, ToolError } from './types.js'
+import type { AnyTool, AskHandler, Logger, LogLevel, ToolCall, ToolError } from './types.js'
 
 /** One call handed to the authorisation stage. */
 export interface AuthoriseItem {
@@ -30,7 +30,11 @@ export interface Authoriser {
   preview?(items: readonly AuthoriseItem[], context: { host: Host }): Promise<Array<{ outcome: 'allow' | 'ask' | 'deny'; by: string; reason: string }>>
 }
 
-export type HostEvent = SchedulerEvent | { type: 'progress'; id: string; message: string; progress?: number; total?: number }
+export type HostEvent =
+  | SchedulerEvent
+  | { type: 'progress'; id: string; message: string; progress?: number; total?: number }
+  /** A line a handler wrote with `ctx.log` (it is in the host's log too). */
+  | { type: 'log'; id: string; level: LogLevel; message: string; fields?: Record<string, unknown> }
 
 export interface HostOptions extends ConfigSource {
   /** Extra plugin folders, added to `plugins.dirs` (relative to the process cwd). */
@@ -56,6 +60,16 @@ export interface HostOptions extends ConfigSource {
   /** Monotonic clock in ms (benchmarks inject a virtual one). */
   now?: () => number
   env?: NodeJS.ProcessEnv
+}
+
+/** Which tools `host.definitions` lists, and how. */
+export interface DefinitionsQuery {
+  /** Only these tools (by name). */
+  names?: string[]
+  /** Only tools of these toolsets. */
+  toolsets?: string[]
+  /** OpenAI strict mode for `openai-chat`/`openai-responses` (default `openai.strict`). */
+  strict?: boolean
 }
 
 export interface RunOptions {

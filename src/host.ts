@@ -7,7 +7,8 @@ import { logSchedulingEvents } from './dispatch/log-events.js'
 import type { BehaviourSets, Footprint } from './dispatch/footprint.js'
 import { batchBlocker, explainWaits, planModeWaits } from './dispatch/plan.js'
 import { Scheduler, type JobOutcome, type SchedulableCall, type SubmitOptions, type Wait } from './dispatch/scheduler.js'
-import { capText, limitContent, toContent } from './dispatch/shape-result.js'
+import { capText } from './dispatch/shape-result.js'
+import { shapeOutcome, spillText } from './dispatch/shape-outcome.js'
 import { loadEnvFile } from './env-file.js'
 import { describeThrown } from './errors.js'
 import { loadPlugins, type PluginLoadReport } from './loader/load-plugins.js'
@@ -16,15 +17,16 @@ import { isCaseInsensitiveFs } from './paths.js'
 import { registry as processRegistry, type ToolRegistry } from './registry.js'
 import { resolveSetup, underRoot } from './host-setup.js'
 import { attachProcessRegistry } from './processes/attach-processes.js'
-import type { AnyTool, AskHandler, HostServices, Logger, OpenAIToolDefinition, SessionState, ToolCall, ToolContext, ToolError, ToolResult } from './types.js'
-import type { Authoriser, AuthoriseDecision, AuthoriseItem, HostEvent, HostOptions, PlannedCall, RunOptions } from './host-types.js'
+import type { AnyTool, AskHandler, HostServices, Logger, LogLevel, OpenAIToolDefinition, SessionState, ToolCall, ToolContext, ToolError, ToolResult } from './types.js'
+import type { Authoriser, AuthoriseDecision, AuthoriseItem, DefinitionsQuery, HostEvent, HostOptions, PlannedCall, RunOptions } from './host-types.js'
 import type { DispatchMode } from './config/types.js'
 import { PermissionGate } from './permissions/permission-gate.js'
 import { toCalls } from './adapters/parse-batch.js'
 import type { ModelFormat } from './adapters/format.js'
 import { renderDefinitions, renderResults, type DefinitionsOf, type MessagesOf } from './adapters/render.js'
+import { StrictTools } from './adapters/openai-strict.js'
 
-export type { Authoriser, AuthoriseDecision, AuthoriseItem, HostEvent, HostOptions, PlannedCall, RunOptions } from './host-types.js'
+export type { Authoriser, AuthoriseDecision, AuthoriseItem, DefinitionsQuery, HostEvent, HostOptions, PlannedCall, RunOptions } from './host-types.js'
 
 /**
  * A toolhost: a registry of tools, a config, a workspace root and a scheduler. Hand it calls, get
@@ -56,6 +58,7 @@ export class Host {
   readonly #listeners = new Set<(event: HostEvent) => void>()
   readonly #closers: Array<() => void | Promise<void>> = []
   #admission: Promise<unknown> = Promise.resolve()
+  readonly #strict = new StrictTools()
 
   constructor(setup: { config: ToolhostConfig; file: string | undefined; root: string; maxWorkers: number }, options: HostOptions) {
     this.config = options.permissionMode === undefined ? setup.config : { ...setup.config, permissions: { ...setup.config.permissions, mode: options.permissionMode } }
@@ -108,14 +111,22 @@ export class Host {
     this.#closers.push(closer)
   }
 
-  /** OpenAI function-tool definitions of the tools available now, sorted by name. */
-  definitions(query?: { names?: string[]; toolsets?: string[] }): Promise<OpenAIToolDefinition[]>
-  /** Definitions of the tools available now in a model API's format (`anthropic`, `openai-responses`, `mcp`, …). */
-  definitions<F extends ModelFormat>(format: F, query?: { names?: string[]; toolsets?: string[] }): Promise<DefinitionsOf<F>>
-  async definitions(formatOrQuery?: ModelFormat | { names?: string[]; toolsets?: string[] }, query?: { names?: string[]; toolsets?: string[] }): Promise<unknown> {
-    const selection = typeof formatOrQuery === 'object' ? formatOrQuery : query
-    const openai = await this.registry.getDefinitions(selection ?? {}, { checkTimeoutMs: this.config.availability.check_timeout_ms, env: this.env, canAsk: this.ask !== undefined })
-    return typeof formatOrQuery === 'string' ? renderDefinitions(formatOrQuery, openai, (name) => this.registry.get(name)) : openai
+  /** OpenAI Chat function-tool definitions of the tools available now, sorted by name. */
+  definitions(query?: DefinitionsQuery): Promise<OpenAIToolDefinition[]>
+  /**
+   * Definitions of the tools available now in a model API's format (`anthropic`, `openai-responses`,
+   * `mcp`, …). `{ strict: true }` (default `openai.strict`) renders the OpenAI formats in strict mode;
+   * the nulls that makes the model send for optional arguments are then removed before validation.
+   */
+  definitions<F extends ModelFormat>(format: F, query?: DefinitionsQuery): Promise<DefinitionsOf<F>>
+  async definitions(formatOrQuery?: ModelFormat | DefinitionsQuery, query?: DefinitionsQuery): Promise<unknown> {
+    const selection = (typeof formatOrQuery === 'object' ? formatOrQuery : query) ?? {}
+    const format = typeof formatOrQuery === 'string' ? formatOrQuery : 'openai-chat'
+    const openai = await this.registry.getDefinitions({ ...(selection.names ? { names: selection.names } : {}), ...(selection.toolsets ? { toolsets: selection.toolsets } : {}) }, { checkTimeoutMs: this.config.availability.check_timeout_ms, env: this.env, canAsk: this.ask !== undefined })
+    const strict = selection.strict ?? this.config.openai.strict
+    const rendered = renderDefinitions(format, openai, (name) => this.registry.get(name), { strict })
+    if (strict && format !== 'anthropic' && format !== 'mcp') this.#strict.remember(openai, this.registry)
+    return rendered
   }
 
   /** Results as a model API wants them: Chat `role:'tool'` messages, Responses `function_call_output` items, ONE Anthropic user message of `tool_result` blocks, or MCP results. */
@@ -161,7 +172,7 @@ export class Host {
   /** The plan for a batch without running anything: footprints, and who waits for whom and why. */
   async explain(calls: readonly ToolCall[], options: { mode?: DispatchMode } = {}): Promise<{ mode: DispatchMode; calls: PlannedCall[] }> {
     const mode = options.mode ?? this.mode
-    const admissions = await admitCalls(calls, { registry: this.registry, config: this.config, env: this.env, canAsk: this.ask !== undefined })
+    const admissions = await admitCalls(this.#strict.prepare(calls, this.registry, this.config.limits.max_argument_chars), { registry: this.registry, config: this.config, env: this.env, canAsk: this.ask !== undefined })
     const runnable = admissions.filter((a): a is Extract<Admission, { ok: true }> => a.ok)
     const footprints = runnable.map((a) => ({ id: a.call.id, footprint: this.footprintOf(a.tool, a.args) }))
     const waits = explainWaits(mode, footprints, blockerOf(admissions))
@@ -203,7 +214,8 @@ export class Host {
     return admitted
   }
 
-  async #admit(calls: readonly ToolCall[], options: RunOptions): Promise<Promise<ToolResult>[]> {
+  async #admit(given: readonly ToolCall[], options: RunOptions): Promise<Promise<ToolResult>[]> {
+    const calls = this.#strict.prepare(given, this.registry, this.config.limits.max_argument_chars)
     const mode = options.mode ?? this.mode
     const trace = options.trace ?? false
     const admissions = await admitCalls(calls, { registry: this.registry, config: this.config, env: this.env, canAsk: this.ask !== undefined })
@@ -270,6 +282,12 @@ export class Host {
     return (why) => this.log.warn(`${why}; its worker slot and path reservations are released now (tools must honour ctx.signal)`, { callId })
   }
 
+  /** A handler's `ctx.log` line: into the host's log, and a `log` event for listeners (MCP clients). */
+  reportLog(callId: string, level: LogLevel, message: string, fields?: Record<string, unknown>): void {
+    this.log[level](message, fields)
+    if (this.#listeners.size > 0) this.#emit({ type: 'log', id: callId, level, message, ...(fields === undefined ? {} : { fields }) })
+  }
+
   #progressOf(callId: string): ToolContext['progress'] {
     return (message, progress, total) => this.#emit({ type: 'progress', id: callId, message, ...(progress === undefined ? {} : { progress }), ...(total === undefined ? {} : { total }) })
   }
@@ -287,22 +305,18 @@ export class Host {
       const error = { ...outcome.outcome.error, message: capText(outcome.outcome.error.message, limit) }
       return { id: call.id, name: call.name, ok: false, content: error.message, error, ...timing }
     }
-    const content = toContent(tool.name, outcome.outcome.value)
-    if (!content.ok) return { id: call.id, name: call.name, ok: false, content: content.error.message, error: content.error, ...timing }
-    if (limit === false || content.content.length <= limit) return { id: call.id, name: call.name, ok: true, content: content.content, ...timing }
-    return this.#saveAndShape(call, content.content, limit, timing)
+    const value = outcome.outcome.value
+    if (typeof value === 'string' && tool.outputSchema === undefined) {
+      if (limit === false || value.length <= limit) return { id: call.id, name: call.name, ok: true, content: value, ...timing }
+      return spillText(call, value, limit, { resultsDir: this.#resultsDir }, timing)
+    }
+    // Blocks, JSON or structured content (rarer): shaped, and checked against the outputSchema.
+    const entry = tool.outputSchema === undefined ? undefined : this.registry.entry(tool.name)
+    const validateOutput = entry?.tool === tool ? entry.validateOutput : undefined
+    return shapeOutcome(call, tool.name, value, { limit, maxBytes: this.config.limits.max_result_bytes, resultsDir: this.#resultsDir, validateOutput }, timing)
   }
 
-  async #saveAndShape(call: ToolCall, text: string, limit: number, timing: object): Promise<ToolResult> {
-    try {
-      const limited = await limitContent(text, limit, underRoot(this.root, this.config.limits.results_dir), call.id)
-      return { id: call.id, name: call.name, ok: true, ...limited, ...timing }
-    } catch (error) {
-      // The whole text could not be saved: still answer, with what fits and why the rest is missing.
-      const kept = text.slice(0, Math.max(0, limit - 200))
-      return { id: call.id, name: call.name, ok: true, content: `${kept}\n[truncated: ${text.length} characters; saving the whole result failed: ${(error as Error).message}]`, truncated: true, ...timing }
-    }
-  }
+  readonly #resultsDir = (): string => underRoot(this.root, this.config.limits.results_dir)
 
   #errorResult(call: ToolCall, error: ToolError, trace: boolean, waits: Wait[] = []): ToolResult {
     const name = typeof call.name === 'string' ? call.name : String(call.name)

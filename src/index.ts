@@ -17,6 +17,9 @@ export type { PluginWatcher, ReloadEvent, WatchOptions } from './loader/watch-pl
 // The MCP server and client load the MCP SDK, so they are not re-exported here (plugins import this
 // file): use `toolhost serve`, or `mcp_servers` in config.
 export type { McpClientConnection } from './mcp/client.js'
+export { isCallToolResult, isContentBlock, renderBlocksAsText } from './content-blocks.js'
+export { DEFAULT_SCHEMA_DIALECT, schemaDialect } from './schema.js'
+export type { SchemaDialect } from './schema.js'
 export { registry, ToolRegistry } from './registry.js'
 export type { AvailabilityOptions, DefinitionQuery, RegistryEntry } from './registry.js'
 export { ToolhostError, ERROR_CODES, isToolhostError } from './errors.js'
@@ -54,14 +57,20 @@ export type { ToolhostConfig, DispatchMode, PermissionMode } from './config/type
 export type {
   Access,
   AnyTool,
+  AskAnswer,
+  Asker,
   AskHandler,
   AskRequest,
+  AskSchema,
   Availability,
   AvailabilityContext,
   BehaviourContext,
+  CallToolResultValue,
+  ContentBlock,
   HostServices,
   JsonSchema,
   Logger,
+  LogLevel,
   OpenAIToolDefinition,
   PermissionResult,
   ScopeEntry,

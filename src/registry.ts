@@ -1,7 +1,7 @@
 import { defineTool } from './define-tool.js'
 import { describeThrown, ToolhostError } from './errors.js'
-import { createAjv, type ValidateFunction } from './schema.js'
-import type { AnyTool, Availability, AvailabilityContext, OpenAIToolDefinition, ToolSpec } from './types.js'
+import { SchemaCompiler, type ValidateFunction } from './schema.js'
+import type { AnyTool, Availability, AvailabilityContext, ObjectJsonSchema, OpenAIToolDefinition, ToolSpec } from './types.js'
 
 /** A registered tool with what the registry derived from it once, at registration. */
 export interface RegistryEntry {
@@ -9,6 +9,8 @@ export interface RegistryEntry {
   /** The plugin file that registered it, when known. */
   source: string | undefined
   validate: ValidateFunction
+  /** The tool's `outputSchema` compiled (checks `structuredContent`); undefined without one. */
+  validateOutput: ValidateFunction | undefined
   definition: OpenAIToolDefinition
 }
 
@@ -37,7 +39,7 @@ type ChangeListener = () => void
  */
 export class ToolRegistry {
   readonly #entries = new Map<string, RegistryEntry>()
-  readonly #ajv = createAjv()
+  readonly #ajv = new SchemaCompiler()
   readonly #listeners = new Set<ChangeListener>()
   #sorted: RegistryEntry[] | undefined
   #loadingFrom: string | undefined
@@ -82,11 +84,23 @@ export class ToolRegistry {
         { cause: error },
       )
     }
+    let validateOutput: ValidateFunction | undefined
+    try {
+      validateOutput = tool.outputSchema === undefined ? undefined : this.#ajv.compile(tool.outputSchema)
+    } catch (error) {
+      if (![...this.#entries.values()].some((e) => e.tool.parameters === tool.parameters)) this.#ajv.removeSchema(tool.parameters)
+      throw new ToolhostError(
+        'E_SCHEMA_INVALID',
+        `tool "${tool.name}"${source ? ` (${source})` : ''} has an invalid outputSchema: ${describeThrown(error)}`,
+        { cause: error },
+      )
+    }
     const definition: OpenAIToolDefinition = {
       type: 'function',
-      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+      // defineTool has checked that `parameters` is an object schema.
+      function: { name: tool.name, description: tool.description, parameters: tool.parameters as ObjectJsonSchema },
     }
-    this.#entries.set(tool.name, { tool, source, validate, definition })
+    this.#entries.set(tool.name, { tool, source, validate, validateOutput, definition })
     this.#changed()
   }
 
@@ -193,8 +207,11 @@ export class ToolRegistry {
   // `$id` after a reload would fail with "schema with key or id already exists".
   #forget(entry: RegistryEntry): void {
     this.#entries.delete(entry.tool.name)
-    const shared = [...this.#entries.values()].some((e) => e.tool.parameters === entry.tool.parameters)
-    if (!shared) this.#ajv.removeSchema(entry.tool.parameters)
+    for (const schema of [entry.tool.parameters, entry.tool.outputSchema]) {
+      if (schema === undefined) continue
+      const shared = [...this.#entries.values()].some((e) => e.tool.parameters === schema || e.tool.outputSchema === schema)
+      if (!shared) this.#ajv.removeSchema(schema)
+    }
   }
 
   #changed(): void {

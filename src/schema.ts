@@ -1,26 +1,107 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import { ToolhostError } from './errors.js'
+import type { JsonSchema } from './types.js'
+
+/** The JSON Schema dialects toolhost validates: draft-07 and 2020-12. */
+export type SchemaDialect = 'draft-07' | '2020-12'
 
 /**
- * The one ajv set-up for model input: strict schemas, own properties only, and none of the options
- * that would let input change itself or the schema ($data, coercion, defaults, removeAdditional).
+ * The dialect of a schema without `$schema`: 2020-12, the default MCP fixes for tool schemas
+ * (SEP-1613) and the one the model APIs describe their schema subset in. Schemas in the common
+ * subset (type, properties, required, enum, items as one schema, $defs/$ref) mean the same in both;
+ * a draft-07 schema using tuple `items: [...]` or `dependencies` says `$schema: draft-07`.
  */
-export function createAjv(): Ajv {
-  return new Ajv({
-    strict: true,
-    ownProperties: true,
-    allErrors: true,
-    $data: false,
-    coerceTypes: false,
-    useDefaults: false,
-    removeAdditional: false,
-    // Plugin schemas often carry `examples` and similar annotations.
-    strictTypes: 'log',
-    strictTuples: 'log',
-    logger: false,
-    // The standard format names are accepted as annotations (not checked: no format library is
-    // bundled), so a schema written for any JSON Schema tool compiles; a misspelt format still fails.
-    formats: Object.fromEntries(ANNOTATION_FORMATS.map((name) => [name, true as const])),
-  })
+export const DEFAULT_SCHEMA_DIALECT: SchemaDialect = '2020-12'
+
+// `$schema` values naming each dialect (with or without the empty fragment, http or https).
+const DIALECT_URIS: ReadonlyMap<string, SchemaDialect> = new Map([
+  ['http://json-schema.org/draft-07/schema', 'draft-07'],
+  ['https://json-schema.org/draft-07/schema', 'draft-07'],
+  ['https://json-schema.org/draft/2020-12/schema', '2020-12'],
+  ['http://json-schema.org/draft/2020-12/schema', '2020-12'],
+])
+
+/**
+ * The dialect a schema is written in, from its `$schema` (or the default when absent). An unknown
+ * `$schema` throws E_SCHEMA_INVALID naming the ones accepted.
+ *
+ * @example
+ * schemaDialect({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' }) // 'draft-07'
+ * schemaDialect({ type: 'object' })                                                   // '2020-12'
+ */
+export function schemaDialect(schema: JsonSchema): SchemaDialect {
+  const declared = schema.$schema
+  if (declared === undefined) return DEFAULT_SCHEMA_DIALECT
+  const dialect = typeof declared === 'string' ? DIALECT_URIS.get(declared.replace(/#$/, '')) : undefined
+  if (dialect) return dialect
+  throw new ToolhostError(
+    'E_SCHEMA_INVALID',
+    `$schema ${JSON.stringify(declared)} is not a dialect toolhost validates; use "https://json-schema.org/draft/2020-12/schema" or "http://json-schema.org/draft-07/schema#", or leave $schema out for 2020-12`,
+  )
+}
+
+/**
+ * The one ajv set-up for model input, in a dialect (default 2020-12): strict schemas, own properties
+ * only, and none of the options that would let input change itself or the schema ($data, coercion,
+ * defaults, removeAdditional).
+ *
+ * @example
+ * const validate = createAjv('draft-07').compile({ type: 'object', properties: { path: { type: 'string' } } })
+ */
+export function createAjv(dialect: SchemaDialect = DEFAULT_SCHEMA_DIALECT): Ajv {
+  // The standard format names are accepted as annotations (not checked: no format library is
+  // bundled), so a schema written for any JSON Schema tool compiles; a misspelt format still fails.
+  const options: Options = { ...AJV_OPTIONS, formats: Object.fromEntries(ANNOTATION_FORMATS.map((name) => [name, true as const])) }
+  return dialect === '2020-12' ? new Ajv2020(options) : new Ajv(options)
+}
+
+const AJV_OPTIONS: Options = {
+  strict: true,
+  ownProperties: true,
+  allErrors: true,
+  $data: false,
+  coerceTypes: false,
+  useDefaults: false,
+  removeAdditional: false,
+  // Plugin schemas often carry `examples` and similar annotations.
+  strictTypes: 'log',
+  strictTuples: 'log',
+  logger: false,
+}
+
+/**
+ * Compiles schemas of either dialect, each with the ajv of its `$schema` (one ajv per dialect, made
+ * on first use). Has ajv's `compile`/`removeSchema`, so it stands where one ajv stood.
+ *
+ * @example
+ * const schemas = new SchemaCompiler()
+ * const validate = schemas.compile({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', $defs: {} })
+ */
+export class SchemaCompiler {
+  readonly #ajv = new Map<SchemaDialect, Ajv>()
+
+  /** Compiles `schema` in its dialect; an invalid schema or unknown `$schema` throws. */
+  compile(schema: JsonSchema): ValidateFunction {
+    return this.#ajvFor(schemaDialect(schema)).compile(schema)
+  }
+
+  /** Forgets a compiled schema (and its `$id`), so it may be compiled again after a reload. */
+  removeSchema(schema: JsonSchema): void {
+    let dialect: SchemaDialect
+    try {
+      dialect = schemaDialect(schema)
+    } catch {
+      return // never compiled
+    }
+    this.#ajv.get(dialect)?.removeSchema(schema)
+  }
+
+  #ajvFor(dialect: SchemaDialect): Ajv {
+    let ajv = this.#ajv.get(dialect)
+    if (!ajv) this.#ajv.set(dialect, (ajv = createAjv(dialect)))
+    return ajv
+  }
 }
 
 /** Format names of JSON Schema (draft 7 and 2020-12); accepted, not validated. */
@@ -36,14 +117,15 @@ export type { ValidateFunction }
  * Turns ajv errors into one line per problem, each naming the field by its path, in words a model
  * can act on ("`path` is required", "`limit` must be integer, got string").
  */
-export function describeSchemaErrors(errors: readonly ErrorObject[] | null | undefined, data: unknown): string[] {
+export function describeSchemaErrors(errors: readonly ErrorObject[] | null | undefined, data: unknown, root = 'the arguments object'): string[] {
   if (!errors || errors.length === 0) return []
   const lines = new Set<string>()
-  for (const error of errors) lines.add(describeOne(error, data))
+  for (const error of errors) lines.add(describeOne(error, data, root))
   return [...lines]
 }
 
-function describeOne(error: ErrorObject, data: unknown): string {
+function describeOne(error: ErrorObject, data: unknown, root: string): string {
+  const fieldName = (instancePath: string): string => nameField(instancePath, root)
   const at = fieldName(error.instancePath)
   const params = error.params as Record<string, unknown>
   switch (error.keyword) {
@@ -69,8 +151,8 @@ function gotScalar(value: unknown): string {
   return ''
 }
 
-function fieldName(instancePath: string): string {
-  if (instancePath === '') return 'the arguments object'
+function nameField(instancePath: string, root: string): string {
+  if (instancePath === '') return root
   const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
   return '`' + parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`)).join('') + '`'
 }

@@ -23,15 +23,50 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void
 }
 
-/** A question for the person running the agent (`clarify`, approvals). */
+/**
+ * The form of a structured question: MCP elicitation's `requestedSchema`, a flat object whose
+ * properties are primitives — `string` (optionally `format`, `minLength`…), `number`/`integer`,
+ * `boolean`, a single-select enum (`enum`, or titled `oneOf: [{ const, title }]`, or legacy
+ * `enumNames`) or a multi-select array (`items: { enum }` or `items: { anyOf: [{ const, title }] }`) —
+ * each with an optional `title`, `description` and `default`. It is sent to the person as it is.
+ */
+export interface AskSchema {
+  type: 'object'
+  properties: Record<string, Record<string, unknown>>
+  required?: string[]
+}
+
+/** A structured answer: a value per field the person filled in. */
+export type AskAnswer = Record<string, string | number | boolean | string[]>
+
+/** A question for the person running the agent (`clarify`, approvals, `ctx.ask`). */
 export interface AskRequest {
   question: string
   choices?: string[]
   callId?: string
+  /** Ask for a structured answer in this form instead of text (see `AskSchema`). */
+  schema?: AskSchema
 }
 
-/** Asks the person; resolves with their answer. Hosts without a person have none. */
-export type AskHandler = (request: AskRequest, signal: AbortSignal) => Promise<string>
+/**
+ * Asks the person; resolves with their answer: text, or an `AskAnswer` when the request has a
+ * `schema`. Hosts without a person have none.
+ */
+export type AskHandler = (request: AskRequest, signal: AbortSignal) => Promise<string | AskAnswer>
+
+/** Log levels of `ctx.log` (an MCP client gets them as `notifications/message`). */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
+
+/**
+ * `ctx.ask`: text in, text out — `ctx.ask('Which branch?')` or `ctx.ask({ question, choices })` —
+ * or a structured question, `ctx.ask({ question, schema })`, answered with an `AskAnswer`. The
+ * signal defaults to the call's own.
+ */
+export interface Asker {
+  (question: string, signal?: AbortSignal): Promise<string>
+  (request: AskRequest & { schema?: undefined }, signal?: AbortSignal): Promise<string>
+  (request: AskRequest & { schema: AskSchema }, signal?: AbortSignal): Promise<AskAnswer>
+}
 
 /** Session context that a context-changing tool may update (later calls see the change). */
 export interface SessionState {
@@ -63,10 +98,11 @@ export interface ToolContext {
   /** The canonical workspace root. */
   readonly root: string
   readonly config: ToolhostConfig
+  /** The host's log; lines also reach an MCP client that made the call (`notifications/message`). */
   readonly log: Logger
   readonly session: SessionState
-  /** Present when the host can ask a person. */
-  readonly ask: AskHandler | undefined
+  /** Present when the host can ask a person: text questions, or structured ones with a `schema`. */
+  readonly ask: Asker | undefined
   /** Host services plugins may use (process registry, …), keyed by name. */
   readonly services: HostServices
   /**
@@ -82,7 +118,30 @@ export interface ToolContext {
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface HostServices {}
 
-/** What `handler` may return: a string, or any JSON-serialisable value (sent as JSON text). */
+/**
+ * One piece of a tool's result (the MCP content model). `data` and `blob` are base64 text.
+ * A handler returns blocks in the MCP `CallToolResult` form: `{ content: ContentBlock[], structuredContent?, isError? }`.
+ */
+export type ContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'image'; data: string; mimeType: string }
+  | { type: 'audio'; data: string; mimeType: string }
+  | { type: 'resource_link'; uri: string; name: string; title?: string; description?: string; mimeType?: string }
+  | { type: 'resource'; resource: { uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; blob: string } }
+
+/** A handler's value in the MCP `CallToolResult` form (one of the accepted return forms). */
+export interface CallToolResultValue {
+  content: ContentBlock[]
+  structuredContent?: Record<string, unknown>
+  isError?: boolean
+}
+
+/**
+ * What `handler` may return: a string (the text), an MCP `CallToolResult`-shaped object
+ * (`{ content: ContentBlock[], structuredContent?, isError? }`, recognised strictly: only those keys
+ * and every `content` element a valid block), or any other JSON-serialisable value (sent as JSON
+ * text; with an `outputSchema`, a plain object is also the structured content).
+ */
 export type HandlerResult = unknown
 
 export type ToolHandler<Args> = (args: Args, ctx: ToolContext) => HandlerResult | Promise<HandlerResult>
@@ -94,6 +153,11 @@ export interface ToolSpec<Args = Record<string, unknown>> {
   description: string
   parameters: JsonSchema
   handler: ToolHandler<Args>
+  /**
+   * JSON Schema of the result's `structuredContent` (MCP `outputSchema`). Checked against every
+   * successful result; a mismatch is E_TOOL_FAILED naming the field.
+   */
+  outputSchema?: JsonSchema
   /**
    * Availability check; may be async. False, a throw or a timeout hides the tool (fail closed).
    * It receives what the host can offer (e.g. `canAsk`), since the registry is shared by every host.
@@ -131,6 +195,7 @@ export interface Tool<Args = Record<string, unknown>> extends Required<Pick<Tool
   check: ((context: AvailabilityContext) => boolean | Promise<boolean>) | undefined
   scope: ((args: Args) => ScopeEntry[]) | undefined
   checkPermissions: ((args: Args, ctx: ToolContext) => PermissionResult | Promise<PermissionResult>) | undefined
+  outputSchema: JsonSchema | undefined
   maxResultChars: number | false | undefined
   timeoutMs: number | undefined
 }
@@ -156,7 +221,12 @@ export interface ToolResult {
   id: string
   name: string
   ok: boolean
+  /** The text rendering: what a text-only reader (Chat Completions) gets, saying what was left out. */
   content: string
+  /** The content as blocks, when the handler returned non-text content or several blocks. */
+  blocks?: ContentBlock[]
+  /** Structured content (MCP `structuredContent`), checked against the tool's `outputSchema`. */
+  structuredContent?: Record<string, unknown>
   error?: ToolError
   /** The content was cut to the size limit; the whole text is at `savedTo`. */
   truncated?: boolean
@@ -175,8 +245,17 @@ export interface Availability {
   reason?: string
 }
 
-/** OpenAI Chat Completions function-tool definition. */
+/** An object JSON Schema as the model APIs' types want it: `type: 'object'` stated. */
+export interface ObjectJsonSchema {
+  type: 'object'
+  [keyword: string]: unknown
+}
+
+/**
+ * OpenAI Chat Completions function-tool definition (assignable to the `openai` SDK's
+ * `ChatCompletionTool`). `strict` is set by `definitions(format)`; the registry's own copy has none.
+ */
 export interface OpenAIToolDefinition {
   type: 'function'
-  function: { name: string; description: string; parameters: JsonSchema }
+  function: { name: string; description: string; parameters: ObjectJsonSchema; strict?: boolean }
 }

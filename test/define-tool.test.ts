@@ -64,7 +64,7 @@ describe('defineTool', () => {
   test.each([
     ['a'],
     ['read_file'],
-    ['mcp.server-tool_2'],
+    ['mcp_server-tool_2'],
     ['x'.repeat(64)],
   ])('accepts the name %j', (name) => {
     expect(TOOL_NAME_PATTERN.test(name)).toBe(true)
@@ -74,6 +74,8 @@ describe('defineTool', () => {
   test.each([
     { field: 'name', value: '', message: /`name` must match/ },
     { field: 'name', value: 'two words', message: /`name` must match/ },
+    // Regression: a dot was accepted, and OpenAI and Anthropic then refused the whole request.
+    { field: 'name', value: 'files.read', message: /`name` must match \^\[a-zA-Z0-9_-\]\{1,64\}\$.*use `_` for a dot/ },
     { field: 'name', value: 'x'.repeat(65), message: /`name` must match/ },
     { field: 'name', value: 'emoji🙂', message: /`name` must match/ },
     { field: 'name', value: 42, message: /`name` must match.*\(number\)/ },

@@ -176,10 +176,10 @@ describe('run: the handler and its result', () => {
     { name: 'throws', message: 'throws failed: the disk is on fire' },
     { name: 'rejects', message: 'rejects failed: the network went away' },
     { name: 'throws_string', message: 'throws_string failed: plain string thrown' },
-    { name: 'returns_bigint', message: /^returns_bigint returned a value that cannot be sent as JSON \(.*BigInt.*\); a tool must return a string or a JSON-serialisable value$/ },
+    { name: 'returns_bigint', message: /^returns_bigint returned a value that cannot be sent as JSON \(.*BigInt.*\); a tool must return a string, content blocks or a JSON-serialisable value$/ },
     { name: 'returns_circular', message: /^returns_circular returned a value that cannot be sent as JSON \(.*circular.*\)/is },
-    { name: 'returns_undefined', message: 'returns_undefined returned nothing (undefined); a tool must return a string or a JSON-serialisable value' },
-    { name: 'returns_function', message: 'returns_function returned function; a tool must return a string or a JSON-serialisable value' },
+    { name: 'returns_undefined', message: 'returns_undefined returned nothing (undefined); a tool must return a string, content blocks or a JSON-serialisable value' },
+    { name: 'returns_function', message: 'returns_function returned function; a tool must return a string, content blocks or a JSON-serialisable value' },
   ])('$name → E_TOOL_FAILED', async ({ name, message }) => {
     const result = await call(name)
     expect(result).toMatchObject({ id: 'c1', name, ok: false, error: { code: 'E_TOOL_FAILED' } })

@@ -81,6 +81,22 @@ describe('register', () => {
     expect(reg.list()).toEqual([])
   })
 
+  // Regression: the conformance scenario json-schema-2020-12 could not even register its tool.
+  test.each([
+    { dialect: '2020-12', parameters: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', $defs: { n: { type: 'integer' } }, properties: { n: { $ref: '#/$defs/n' } }, required: ['n'] } },
+    { dialect: 'draft-07', parameters: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', definitions: { n: { type: 'integer' } }, properties: { n: { $ref: '#/definitions/n' } }, required: ['n'] } },
+  ])('a $dialect tool registers and validates its arguments in its dialect', ({ parameters }) => {
+    reg.register(defineTool(spec('dialect', { parameters })))
+    const { validate } = reg.entry('dialect')!
+    expect(validate({ n: 3 })).toBe(true)
+    expect(validate({ n: 'three' })).toBe(false)
+  })
+
+  test('an unknown $schema is rejected naming the file', () => {
+    const error = thrown(() => reg.register(defineTool(spec('old', { parameters: { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' } })), { source: '/plugins/old.ts' }))
+    expect(error).toMatchObject({ code: 'E_SCHEMA_INVALID', message: expect.stringMatching(/\/plugins\/old\.ts.*draft-04.*is not a dialect toolhost validates/) })
+  })
+
   test('a bare spec (without defineTool) gets the same conservative defaults', () => {
     reg.register(spec('bare') as never)
     const tool = reg.get('bare')!

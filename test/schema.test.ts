@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { createAjv, describeSchemaErrors, typeName } from '../src/schema.js'
+import { createAjv, DEFAULT_SCHEMA_DIALECT, describeSchemaErrors, SchemaCompiler, schemaDialect, typeName } from '../src/schema.js'
 
 const schema = {
   type: 'object',
@@ -112,4 +112,64 @@ test.each([
   [undefined, 'undefined'],
 ])('typeName(%j) is %s', (value, name) => {
   expect(typeName(value)).toBe(name)
+})
+
+describe('schema dialects: chosen by $schema, 2020-12 when absent', () => {
+  const address = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false }
+
+  test.each([
+    ['https://json-schema.org/draft/2020-12/schema', '2020-12'],
+    ['https://json-schema.org/draft/2020-12/schema#', '2020-12'],
+    ['http://json-schema.org/draft-07/schema#', 'draft-07'],
+    ['http://json-schema.org/draft-07/schema', 'draft-07'],
+    [undefined, '2020-12'],
+  ])('$schema %s is %s', (uri, dialect) => {
+    expect(schemaDialect(uri === undefined ? { type: 'object' } : { $schema: uri, type: 'object' })).toBe(dialect)
+    expect(DEFAULT_SCHEMA_DIALECT).toBe('2020-12')
+  })
+
+  test('an unknown $schema is E_SCHEMA_INVALID naming the dialects accepted', () => {
+    expect(() => schemaDialect({ $schema: 'http://json-schema.org/draft-04/schema#' })).toThrow(expect.objectContaining({ code: 'E_SCHEMA_INVALID', message: expect.stringMatching(/draft-04.*2020-12.*draft-07/) }))
+  })
+
+  // Regression: the conformance scenario json-schema-2020-12 failed with `no schema with key or ref
+  // "https://json-schema.org/draft/2020-12/schema"`.
+  test('a 2020-12 schema with $defs/$ref compiles and validates', () => {
+    const validate = new SchemaCompiler().compile({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      $defs: { address },
+      properties: { home: { $ref: '#/$defs/address' }, tags: { type: 'array', prefixItems: [{ type: 'string' }], items: false } },
+      required: ['home'],
+      additionalProperties: false,
+    })
+    expect(validate({ home: { city: 'Oslo' }, tags: ['a'] })).toBe(true)
+    expect(validate({ home: {} })).toBe(false)
+    expect(describeSchemaErrors(validate.errors, { home: {} })).toEqual(['`home.city` is required but missing'])
+    expect(validate({ home: { city: 'Oslo' }, tags: ['a', 'b'] })).toBe(false) // items: false after the prefix
+  })
+
+  test('a draft-07 schema with definitions and tuple items compiles in draft-07', () => {
+    const validate = new SchemaCompiler().compile({
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      definitions: { address },
+      properties: { home: { $ref: '#/definitions/address' }, pair: { type: 'array', items: [{ type: 'string' }, { type: 'integer' }], additionalItems: false } },
+    })
+    expect(validate({ home: { city: 'Oslo' }, pair: ['a', 1] })).toBe(true)
+    expect(validate({ pair: ['a', 'b'] })).toBe(false)
+  })
+
+  test('without $schema a schema is read as 2020-12 (tuple items must then be prefixItems)', () => {
+    expect(() => new SchemaCompiler().compile({ type: 'object', properties: { pair: { type: 'array', items: [{ type: 'string' }] } } })).toThrow()
+    expect(new SchemaCompiler().compile({ type: 'object', properties: { pair: { type: 'array', prefixItems: [{ type: 'string' }] } } })({ pair: ['a'] })).toBe(true)
+  })
+
+  test('the same $id compiled again after removeSchema (a hot reload) is accepted', () => {
+    const compiler = new SchemaCompiler()
+    const schema = { $id: 'urn:tool:x', $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' }
+    compiler.compile(schema)
+    compiler.removeSchema(schema)
+    expect(() => compiler.compile({ ...schema })).not.toThrow()
+  })
 })

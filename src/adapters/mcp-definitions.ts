@@ -1,4 +1,4 @@
-import type { AnyTool, ToolResult } from '../types.js'
+import type { AnyTool, ContentBlock, ToolResult } from '../types.js'
 
 /** MCP tool annotations (hints a client may show or use; never trusted for security). */
 export interface McpToolAnnotations {
@@ -13,13 +13,16 @@ export interface McpToolDefinition {
   name: string
   description: string
   inputSchema: Record<string, unknown>
+  /** The JSON Schema of the tool's `structuredContent`, when it declares one. */
+  outputSchema?: Record<string, unknown>
   annotations: McpToolAnnotations
 }
 
 /** An MCP `tools/call` answer. */
 export interface McpCallToolResult {
   [key: string]: unknown
-  content: Array<{ type: 'text'; text: string }>
+  content: ContentBlock[]
+  structuredContent?: Record<string, unknown>
   isError: boolean
 }
 
@@ -45,25 +48,28 @@ export function toMcpAnnotations(tool: AnyTool): McpToolAnnotations {
 }
 
 /**
- * The MCP form of a tool: its JSON Schema passes through as-is.
+ * The MCP form of a tool: its JSON Schemas (input, and output when declared) pass through as-is.
  *
  * @example
  * const tools = host.registry.list().map(toMcpDefinition)
  */
 export function toMcpDefinition(tool: AnyTool): McpToolDefinition {
-  return { name: tool.name, description: tool.description, inputSchema: tool.parameters, annotations: toMcpAnnotations(tool) }
+  const output = tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }
+  return { name: tool.name, description: tool.description, inputSchema: tool.parameters, ...output, annotations: toMcpAnnotations(tool) }
 }
 
 /**
- * A result as an MCP `tools/call` answer: one text block, `isError` on failure (with the code in the
- * text, so the model can act on it).
+ * A result as an MCP `tools/call` answer: its content blocks as they are (or its text as one block),
+ * its `structuredContent`, and `isError` on failure (a failure without blocks reads `E_CODE: message`,
+ * so the model can act on it).
  *
  * @example
  * return toMcpCallResult(await host.call(call)) // from a tools/call handler
  */
 export function toMcpCallResult(result: ToolResult): McpCallToolResult {
   const text = result.ok || !result.error ? result.content : `${result.error.code}: ${result.error.message}`
-  return { content: [{ type: 'text', text }], isError: !result.ok }
+  const content = result.blocks ?? [{ type: 'text', text }]
+  return { content, ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }), isError: !result.ok }
 }
 
 function evaluate(predicate: (args: Record<string, unknown>) => boolean): boolean | 'threw' {

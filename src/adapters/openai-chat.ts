@@ -1,27 +1,43 @@
 import type { OpenAIToolDefinition, ToolResult } from '../types.js'
 import { resultText } from './format.js'
+import { toStrictSchema } from './openai-strict.js'
 
-/** A Chat Completions tool message: the answer to one `tool_calls` entry. */
+/** A Chat Completions tool message: the answer to one `tool_calls` entry (text only: Chat takes no images). */
 export type ChatToolMessage = {
   role: 'tool'
   tool_call_id: string
   content: string
 }
 
+/** How definitions are rendered for the OpenAI formats. */
+export interface OpenAIDefinitionOptions {
+  /**
+   * Strict mode: schemas rewritten as strict function calling requires (`toStrictSchema`) and
+   * `strict: true`; a tool whose schema has no strict form stays `strict: false`. Default false.
+   */
+  strict?: boolean
+}
+
 /**
- * Chat Completions function-tool definitions (the registry's own form, copied so callers may edit).
+ * Chat Completions function-tool definitions, each with `strict` (false unless asked for).
+ * Assignable to the `openai` SDK's `ChatCompletionTool[]`.
  *
  * @example
  * const tools = toChatDefinitions(await host.definitions())
  * await openai.chat.completions.create({ model, messages, tools })
  */
-export function toChatDefinitions(definitions: readonly OpenAIToolDefinition[]): OpenAIToolDefinition[] {
-  return definitions.map((d) => ({ type: 'function', function: { ...d.function } }))
+export function toChatDefinitions(definitions: readonly OpenAIToolDefinition[], options: OpenAIDefinitionOptions = {}): OpenAIToolDefinition[] {
+  return definitions.map((d) => {
+    const strict = options.strict === true ? toStrictSchema(d.function.parameters) : undefined
+    const { name, description, parameters } = d.function
+    return { type: 'function', function: strict ? { name, description, parameters: strict, strict: true } : { name, description, parameters, strict: false } }
+  })
 }
 
 /**
  * One `role: 'tool'` message per result, in result order, each naming its call by `tool_call_id`.
- * A failed call's content is `error E_CODE: message`, so the model can read and correct it.
+ * The content is the result's text rendering (saying what non-text content was left out); a failed
+ * call's content is `error E_CODE: message`, so the model can read and correct it.
  *
  * @example
  * messages.push(assistantMessage, ...toChatMessages(await host.run(assistantMessage)))

@@ -2,7 +2,7 @@ import type { AnyTool, OpenAIToolDefinition, ToolResult } from '../types.js'
 import { toAnthropicDefinitions, toAnthropicMessage, type AnthropicToolDefinition, type AnthropicToolResultMessage } from './anthropic.js'
 import { assertModelFormat, type ModelFormat } from './format.js'
 import { toMcpCallResult, toMcpDefinition, type McpCallToolResult, type McpToolDefinition } from './mcp-definitions.js'
-import { toChatDefinitions, toChatMessages, type ChatToolMessage } from './openai-chat.js'
+import { toChatDefinitions, toChatMessages, type ChatToolMessage, type OpenAIDefinitionOptions } from './openai-chat.js'
 import { toResponsesDefinitions, toResponsesItems, type FunctionCallOutputItem, type ResponsesToolDefinition } from './openai-responses.js'
 
 /** The definitions list of each format. */
@@ -25,24 +25,25 @@ export type MessagesOf<F extends ModelFormat> = F extends 'anthropic'
 
 /**
  * Renders the registry's OpenAI definitions in `format` (`lookup` finds a tool for MCP annotations).
+ * `strict` applies to the OpenAI formats (Chat and Responses).
  *
  * @example
  * renderDefinitions('anthropic', await registry.getDefinitions(), (n) => registry.get(n))
  */
-export function renderDefinitions<F extends ModelFormat>(format: F, definitions: readonly OpenAIToolDefinition[], lookup: (name: string) => AnyTool | undefined): DefinitionsOf<F> {
+export function renderDefinitions<F extends ModelFormat>(format: F, definitions: readonly OpenAIToolDefinition[], lookup: (name: string) => AnyTool | undefined, options: OpenAIDefinitionOptions = {}): DefinitionsOf<F> {
   assertModelFormat(format, 'definitions')
   switch (format) {
     case 'anthropic':
       return toAnthropicDefinitions(definitions) as DefinitionsOf<F>
     case 'openai-responses':
-      return toResponsesDefinitions(definitions) as DefinitionsOf<F>
+      return toResponsesDefinitions(definitions, options) as DefinitionsOf<F>
     case 'mcp':
       return definitions.flatMap((d) => {
         const tool = lookup(d.function.name)
         return tool ? [toMcpDefinition(tool)] : []
       }) as DefinitionsOf<F>
     default:
-      return toChatDefinitions(definitions) as DefinitionsOf<F>
+      return toChatDefinitions(definitions, options) as DefinitionsOf<F>
   }
 }
 

@@ -6,6 +6,7 @@ import type { Host } from '../host.js'
 import { underRoot } from '../host-setup.js'
 import type { ToolResult } from '../types.js'
 import type { CliArgs } from './args.js'
+import { showProgress } from './progress-display.js'
 import { renderTimeline } from './timeline.js'
 
 export interface Output {
@@ -67,7 +68,13 @@ export async function callCommand(host: Host, args: CliArgs, io: Output): Promis
   if (args.positionals.length > 2) {
     throw new ToolhostError('E_USAGE', `call takes a tool name and one JSON argument, got ${args.positionals.length - 1} arguments after the name; quote the JSON: toolhost call ${name} '{"key": "value"}'`)
   }
-  const result = await host.call({ id: 'call_1', name, arguments: json ?? '' })
+  const stopProgress = showProgress(host, process.stderr)
+  let result: ToolResult
+  try {
+    result = await host.call({ id: 'call_1', name, arguments: json ?? '' })
+  } finally {
+    stopProgress()
+  }
   if (args.json) io.out(JSON.stringify(result, null, 2))
   else if (result.ok) io.out(result.content)
   else io.err(`error ${result.error?.code}: ${result.error?.message}`)
@@ -103,11 +110,13 @@ export async function runCommand(host: Host, args: CliArgs, io: Output): Promise
   const controller = new AbortController()
   const onSigint = (): void => controller.abort()
   process.once('SIGINT', onSigint)
+  const stopProgress = showProgress(host, process.stderr)
   let results: ToolResult[]
   try {
     results = await host.run(calls, { mode, trace: args.trace, signal: controller.signal })
   } finally {
     process.off('SIGINT', onSigint)
+    stopProgress()
     stop()
   }
   if (args.json) {

@@ -40,6 +40,8 @@ export function defaultConfig(): ToolhostConfig {
     },
     limits: {
       max_result_chars: 100_000,
+      // 5 MiB: Anthropic's limit for one image, and well inside each API's request size.
+      max_result_bytes: 5_242_880,
       max_read_chars: 100_000,
       max_argument_chars: 1_000_000,
       results_dir: '.toolhost/results',
@@ -57,6 +59,7 @@ export function defaultConfig(): ToolhostConfig {
     },
     terminal: { timeout_ms: 180_000, dangerous_patterns: [...DEFAULT_DANGEROUS_PATTERNS], sandbox: 'off', network: false },
     permissions: { mode: 'ask', allow: [], ask: [], deny: [], audit_log: '.toolhost/audit.jsonl' },
+    openai: { strict: false },
     serve: { host: '127.0.0.1' },
     mcp_servers: {},
   }

@@ -3,7 +3,8 @@
 const positiveInt = { type: 'integer', minimum: 1 } as const
 const nonNegativeInt = { type: 'integer', minimum: 0 } as const
 const nonEmptyString = { type: 'string', minLength: 1 } as const
-const toolNames = { type: 'array', items: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,64}$' } } as const
+// Tool names, or globs of them (`mcp_files_*`): the name alphabet plus picomatch's glob characters.
+const toolNames = { type: 'array', items: { type: 'string', pattern: '^[A-Za-z0-9_.*?!,{}()\\[\\]-]{1,128}$' } } as const
 const stringList = { type: 'array', items: nonEmptyString } as const
 
 const section = (properties: Record<string, unknown>) =>
@@ -25,6 +26,7 @@ export const CONFIG_SCHEMA = section({
   }),
   limits: section({
     max_result_chars: { type: 'integer', minimum: 100 },
+    max_result_bytes: { type: 'integer', minimum: 0 },
     max_read_chars: { type: 'integer', minimum: 100 },
     max_argument_chars: { type: 'integer', minimum: 100 },
     results_dir: nonEmptyString,
@@ -48,6 +50,7 @@ export const CONFIG_SCHEMA = section({
     deny: stringList,
     audit_log: nonEmptyString,
   }),
+  openai: section({ strict: { type: 'boolean' } }),
   serve: section({ host: nonEmptyString }),
   mcp_servers: {
     type: 'object',

@@ -30,6 +30,7 @@ export interface ToolhostConfig {
   }
   limits: {
     max_result_chars: number
+    max_result_bytes: number
     max_read_chars: number
     max_argument_chars: number
     results_dir: string
@@ -53,6 +54,7 @@ export interface ToolhostConfig {
     deny: string[]
     audit_log: string
   }
+  openai: { strict: boolean }
   serve: { host: string }
   mcp_servers: Record<string, McpServerConfig>
 }

@@ -3,6 +3,7 @@ import type { ToolRegistry } from '../registry.js'
 import type { AnyTool, ToolCall, ToolError } from '../types.js'
 import { computeFootprint, type BehaviourSets, type Footprint } from './footprint.js'
 import { parseArguments, resolveTool, unknownToolError, validateArguments } from './prepare.js'
+import { nameMatcher } from './name-matcher.js'
 
 /** A call after parse, resolve, availability and validation: either ready to authorise, or failed. */
 export type Admission =
@@ -85,9 +86,9 @@ function settle(s: Staged, registry: ToolRegistry, hidden: ReadonlyMap<string, s
 /** The config's behaviour sets as lookups. */
 export function behaviourSets(config: ToolhostConfig): BehaviourSets {
   return {
-    parallelSafe: new Set(config.dispatch.parallel_safe),
-    neverParallel: new Set(config.dispatch.never_parallel),
-    pathScoped: new Set(config.dispatch.path_scoped),
+    parallelSafe: nameMatcher(config.dispatch.parallel_safe),
+    neverParallel: nameMatcher(config.dispatch.never_parallel),
+    pathScoped: nameMatcher(config.dispatch.path_scoped),
   }
 }
 

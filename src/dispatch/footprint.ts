@@ -1,6 +1,7 @@
 import { describeThrown } from '../errors.js'
 import { canonicalPath, comparablePath, pathsOverlap, relativeToRoot } from '../paths.js'
 import type { Access, AnyTool } from '../types.js'
+import type { NameSet } from './name-matcher.js'
 
 /** One thing a call touches, in comparable canonical form. */
 export interface Touch {
@@ -21,11 +22,11 @@ export type Footprint =
   | { kind: 'free' }
   | { kind: 'scoped'; touches: Touch[] }
 
-/** The global behaviour sets from config (`dispatch.*`); they win over what a tool declares. */
+/** The global behaviour sets from config (`dispatch.*`, names or globs); they win over what a tool declares. */
 export interface BehaviourSets {
-  parallelSafe: ReadonlySet<string>
-  neverParallel: ReadonlySet<string>
-  pathScoped: ReadonlySet<string>
+  parallelSafe: NameSet
+  neverParallel: NameSet
+  pathScoped: NameSet
 }
 
 export interface FootprintContext {

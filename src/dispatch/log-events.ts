@@ -22,10 +22,15 @@ export function describeEvent(event: HostEvent): string {
       return `call ${event.id} released its reservations at ${event.at} ms${event.abandoned ? ' (abandoned: its handler ignored the abort)' : ''}`
     case 'progress':
       return `call ${event.id} progress: ${event.message}${event.progress === undefined ? '' : ` (${event.progress}${event.total === undefined ? '' : `/${event.total}`})`}`
+    case 'log':
+      return `call ${event.id} logged (${event.level}): ${event.message}`
   }
 }
 
 /** Sends every event of a host to `log.debug`; returns the function that stops it. */
 export function logSchedulingEvents(host: { onEvent(listener: (event: HostEvent) => void): () => void }, log: Logger): () => void {
-  return host.onEvent((event) => log.debug(describeEvent(event)))
+  // A handler's own log lines are in the log already.
+  return host.onEvent((event) => {
+    if (event.type !== 'log') log.debug(describeEvent(event))
+  })
 }

@@ -1,6 +1,66 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import type { ToolError } from '../types.js'
+import { isCallToolResult, renderBlocksAsText } from '../content-blocks.js'
+import { describeSchemaErrors, type ValidateFunction } from '../schema.js'
+import type { ContentBlock, ToolError } from '../types.js'
+
+/** A handler's value, shaped: the text rendering, and the blocks and structured content when there are any. */
+export type ShapedValue =
+  | { ok: true; content: string; blocks?: ContentBlock[]; structuredContent?: Record<string, unknown> }
+  | { ok: false; error: ToolError; blocks?: ContentBlock[] }
+
+/**
+ * A handler's value as a result. Three forms are accepted:
+ * - a string: the text;
+ * - an MCP `CallToolResult`-shaped object (`{ content: ContentBlock[], structuredContent?, isError? }`,
+ *   recognised strictly by `isCallToolResult`): its blocks, with `isError: true` an E_TOOL_FAILED
+ *   result carrying the blocks' text;
+ * - any other JSON value: its JSON text (and, when the tool declares an `outputSchema`, a plain
+ *   object is its structured content too).
+ * With `validateOutput` (the tool's compiled `outputSchema`) a successful result must carry
+ * structured content that matches it; a mismatch is E_TOOL_FAILED naming the field.
+ *
+ * @example
+ * shapeValue('chart', { content: [{ type: 'image', data, mimeType: 'image/png' }] }, undefined)
+ * // { ok: true, content: '[image image/png, 12 KB, not shown]', blocks: [{ type: 'image', … }] }
+ */
+export function shapeValue(name: string, value: unknown, validateOutput: ValidateFunction | undefined): ShapedValue {
+  if (typeof value === 'string') return validateOutput ? noStructured(name) : { ok: true, content: value }
+  if (isCallToolResult(value)) {
+    const blocks = value.content
+    // Blocks are kept only when text alone would lose something: non-text content, or several blocks.
+    const rich = blocks.length > 1 || (blocks.length === 1 && blocks[0]!.type !== 'text') ? { blocks } : {}
+    const structured = value.structuredContent
+    const text = blocks.length > 0 ? renderBlocksAsText(blocks) : JSON.stringify(structured)
+    if (value.isError === true) {
+      return { ok: false, error: { code: 'E_TOOL_FAILED', message: text.trim() === '' ? `${name} reported an error without saying what` : text }, ...rich }
+    }
+    if (validateOutput) {
+      if (structured === undefined) return noStructured(name)
+      const mismatch = checkOutput(name, validateOutput, structured)
+      if (mismatch) return { ok: false, error: mismatch }
+    }
+    return { ok: true, content: text, ...rich, ...(structured === undefined ? {} : { structuredContent: structured }) }
+  }
+  const json = toContent(name, value)
+  if (!json.ok || !validateOutput) return json
+  if (!isPlainObject(value)) return noStructured(name)
+  const mismatch = checkOutput(name, validateOutput, value)
+  return mismatch ? { ok: false, error: mismatch } : { ok: true, content: json.content, structuredContent: value }
+}
+
+function checkOutput(name: string, validate: ValidateFunction, structured: Record<string, unknown>): ToolError | undefined {
+  if (validate(structured)) return undefined
+  const problems = describeSchemaErrors(validate.errors, structured, 'the structured content')
+  return { code: 'E_TOOL_FAILED', message: `${name} returned structured content that does not match its outputSchema: ${problems.join('; ')}` }
+}
+
+function noStructured(name: string): ShapedValue {
+  return {
+    ok: false,
+    error: { code: 'E_TOOL_FAILED', message: `${name} declares an outputSchema but returned no structured content; return an object, or { content, structuredContent }` },
+  }
+}
 
 /**
  * A handler's value as result text: strings as they are, anything else as JSON.
@@ -14,10 +74,10 @@ export function toContent(name: string, value: unknown): { ok: true; content: st
   try {
     text = JSON.stringify(value)
   } catch (error) {
-    return { ok: false, error: { code: 'E_TOOL_FAILED', message: `${name} returned a value that cannot be sent as JSON (${(error as Error).message}); a tool must return a string or a JSON-serialisable value` } }
+    return { ok: false, error: { code: 'E_TOOL_FAILED', message: `${name} returned a value that cannot be sent as JSON (${(error as Error).message}); a tool must return a string, content blocks or a JSON-serialisable value` } }
   }
   if (text === undefined) {
-    return { ok: false, error: { code: 'E_TOOL_FAILED', message: `${name} returned ${value === undefined ? 'nothing (undefined)' : typeof value}; a tool must return a string or a JSON-serialisable value` } }
+    return { ok: false, error: { code: 'E_TOOL_FAILED', message: `${name} returned ${value === undefined ? 'nothing (undefined)' : typeof value}; a tool must return a string, content blocks or a JSON-serialisable value` } }
   }
   return { ok: true, content: text }
 }
@@ -38,17 +98,27 @@ export interface LimitedContent {
  */
 export async function limitContent(content: string, limit: number | false, dir: string, callId: string): Promise<LimitedContent> {
   if (limit === false || content.length <= limit) return { content }
-  const file = path.join(dir, `${safeName(callId)}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}.txt`)
-  await mkdir(dir, { recursive: true })
-  await writeFile(file, content, 'utf8')
+  const file = await saveWholeText(content, dir, callId)
   const note = `\n[truncated: showing PLACEHOLDER of ${content.length} characters; the whole result is saved at ${file}]`
-  const room = Math.max(0, limit - note.length - 12)
-  const cut = content.lastIndexOf('\n', room)
-  const kept = content.slice(0, cut > room / 2 ? cut : room)
+  const kept = cutAtLine(content, Math.max(0, limit - note.length - 12))
   // With a limit shorter than the note itself the note is cut too: the limit always holds, and
   // `savedTo` still says where the whole text is.
   const shaped = (kept + note.replace('PLACEHOLDER', String(kept.length))).slice(0, limit)
   return { content: shaped, truncated: true, savedTo: file }
+}
+
+/** Writes the whole text of an over-long result under `dir`; resolves with the file's path. */
+export async function saveWholeText(text: string, dir: string, callId: string): Promise<string> {
+  const file = path.join(dir, `${safeName(callId)}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}.txt`)
+  await mkdir(dir, { recursive: true })
+  await writeFile(file, text, 'utf8')
+  return file
+}
+
+/** The first `room` characters of `text`, ending at a line break when one falls in the second half. */
+export function cutAtLine(text: string, room: number): string {
+  const cut = text.lastIndexOf('\n', room)
+  return text.slice(0, cut > room / 2 ? cut : room)
 }
 
 /**
@@ -65,4 +135,8 @@ export function capText(text: string, limit: number | false): string {
 
 function safeName(id: string): string {
   return id.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 64) || 'call'
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

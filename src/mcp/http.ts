@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
+import { isInitializeRequest, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
 import { ToolhostError } from '../errors.js'
 import type { Host } from '../host.js'
+import { MemoryEventStore } from './event-store.js'
 import type { McpSessions } from './sessions.js'
 import { createMcpServer } from './server.js'
 
@@ -15,23 +16,33 @@ export interface HttpEndpoint {
   close(): Promise<void>
 }
 
+/** Serves one path of the HTTP server (after the Host/Origin check). */
+export type HttpRoute = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void
+
 const MAX_BODY_BYTES = 4 * 1024 * 1024
 /** An HTTP session with no request for this long (and none open) is closed. */
 const SESSION_IDLE_MS = 30 * 60_000
+/** How long a client whose SSE stream dropped waits before reconnecting (the SSE `retry` field). */
+export const SSE_RETRY_MS = 1000
 
 /**
  * Serves `host` over MCP Streamable HTTP at `http://HOST:PORT/mcp`, one MCP session per client
  * (`mcp-session-id`), all sharing the host's scheduler. Binds to `hostname` only (127.0.0.1 unless
  * `serve.host` says otherwise). Port 0 picks a free port. On a loopback address, requests whose Host
  * header names another host, or that come from a non-loopback browser Origin, are refused (403).
+ * A request naming an unknown or ended session gets 404, so the client starts a new one. SSE streams
+ * are resumable: every event has an id, each stream opens with a priming event and `retry`, and a
+ * client reconnecting with `Last-Event-ID` gets what it missed (a bounded store per session).
+ * `routes` adds paths beside `/mcp`.
  *
  * @example
  * const endpoint = await serveHttp(host, sessions, { port: 8765, hostname: '127.0.0.1' })
  */
-export async function serveHttp(host: Host, sessions: McpSessions, options: { port: number; hostname: string; idleMs?: number }): Promise<HttpEndpoint> {
+export async function serveHttp(host: Host, sessions: McpSessions, options: { port: number; hostname: string; idleMs?: number; routes?: Record<string, HttpRoute> }): Promise<HttpEndpoint> {
   const transports = new Map<string, StreamableHTTPServerTransport>()
+  const negotiated = new Map<string, string>() // session -> protocol version agreed at initialize
   // A client that goes away without DELETE would leave its session in memory for good: sessions
-  // idle longer than `idleMs` are closed (the client gets "unknown session" and re-initialises).
+  // idle longer than `idleMs` are closed (the client gets 404 and initialises again).
   const idleMs = options.idleMs ?? SESSION_IDLE_MS
   const lastSeen = new Map<string, number>()
   const open = new Map<string, number>() // requests still open per session (an SSE stream counts)
@@ -45,16 +56,12 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
   }, Math.max(10, Math.min(idleMs / 2, 60_000)))
   sweep.unref()
 
-  let allowedHosts: Set<string> | undefined
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    // DNS rebinding: a web page must not reach a loopback server under another name or from its origin.
-    if (allowedHosts && (!allowedHosts.has(req.headers.host ?? '') || !isLoopbackOrigin(req.headers.origin))) {
-      return reply(res, 403, `refused: Host ${JSON.stringify(req.headers.host)} / Origin ${JSON.stringify(req.headers.origin)} is not this loopback server`)
-    }
-    const url = new URL(req.url ?? '/', 'http://localhost')
-    if (url.pathname !== '/mcp') return reply(res, 404, 'not found: the MCP endpoint is /mcp')
+  const handleMcp: HttpRoute = async (req, res) => {
     const sessionId = req.headers['mcp-session-id']
     const existing = typeof sessionId === 'string' ? transports.get(sessionId) : undefined
+    if (sessionId !== undefined && !existing) {
+      return reply(res, 404, 'Session not found: this mcp-session-id is unknown or ended; start a new session with an initialize request', -32001)
+    }
     if (existing && typeof sessionId === 'string') {
       lastSeen.set(sessionId, Date.now())
       open.set(sessionId, (open.get(sessionId) ?? 0) + 1)
@@ -62,20 +69,25 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
         open.set(sessionId, (open.get(sessionId) ?? 1) - 1)
         if (transports.has(sessionId)) lastSeen.set(sessionId, Date.now())
       })
+      alignProtocolVersion(req, negotiated.get(sessionId))
     }
     if (req.method !== 'POST') {
-      if (!existing) return reply(res, 400, 'unknown or missing mcp-session-id')
+      if (!existing) return reply(res, 400, 'missing mcp-session-id; start with an initialize request')
       return existing.handleRequest(req, res)
     }
     const body = await readJson(req)
     if (body === undefined) return reply(res, 400, 'the request body is not JSON')
     if (existing) return existing.handleRequest(req, res, body)
-    if (sessionId !== undefined || !isInitializeRequest(body)) return reply(res, 400, 'unknown or missing mcp-session-id; start with an initialize request')
+    if (!isInitializeRequest(body)) return reply(res, 400, 'missing mcp-session-id; start with an initialize request')
+    const requested = body.params.protocolVersion
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      eventStore: new MemoryEventStore(),
+      retryInterval: SSE_RETRY_MS,
       onsessioninitialized: (id) => {
         transports.set(id, transport)
         lastSeen.set(id, Date.now())
+        negotiated.set(id, SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION)
       },
     })
     const server = createMcpServer(host, sessions)
@@ -84,11 +96,25 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
         transports.delete(transport.sessionId)
         lastSeen.delete(transport.sessionId)
         open.delete(transport.sessionId)
+        negotiated.delete(transport.sessionId)
       }
       sessions.remove(server)
     }
     await server.connect(transport)
     await transport.handleRequest(req, res, body)
+  }
+  const routes = new Map<string, HttpRoute>([...Object.entries(options.routes ?? {}), ['/mcp', handleMcp]])
+
+  let allowedHosts: Set<string> | undefined
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // DNS rebinding: a web page must not reach a loopback server under another name or from its origin.
+    if (allowedHosts && (!allowedHosts.has(req.headers.host ?? '') || !isLoopbackOrigin(req.headers.origin))) {
+      return reply(res, 403, `refused: Host ${JSON.stringify(req.headers.host)} / Origin ${JSON.stringify(req.headers.origin)} is not this loopback server`)
+    }
+    const url = new URL(req.url ?? '/', 'http://localhost')
+    const route = routes.get(url.pathname)
+    if (!route) return reply(res, 404, 'not found: the MCP endpoint is /mcp')
+    await route(req, res)
   }
 
   const http: HttpServer = createServer((req, res) => {
@@ -119,9 +145,24 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
   }
 }
 
-function reply(res: ServerResponse, status: number, message: string): void {
+function reply(res: ServerResponse, status: number, message: string, code = -32000): void {
   res.writeHead(status, { 'content-type': 'application/json' })
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }))
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }))
+}
+
+/**
+ * The version a session agreed at initialize decides what its streams get (a priming event and
+ * `retry` need 2025-11-25): a request whose `mcp-protocol-version` header names an older supported
+ * version is served as the agreed one. A client can only agree to a version it speaks, so it can
+ * read what that version sends. (The SDK transport reads the raw headers, so those are the ones set.)
+ */
+function alignProtocolVersion(req: IncomingMessage, agreed: string | undefined): void {
+  const header = req.headers['mcp-protocol-version']
+  if (agreed === undefined || typeof header !== 'string' || header >= agreed || !SUPPORTED_PROTOCOL_VERSIONS.includes(header)) return
+  req.headers['mcp-protocol-version'] = agreed
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    if (req.rawHeaders[i]!.toLowerCase() === 'mcp-protocol-version') req.rawHeaders[i + 1] = agreed
+  }
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {

@@ -1,3 +1,5 @@
+import { isCallToolResult } from '../content-blocks.js'
+
 /**
  * The text toolhost hands a model for a remote MCP tool's result (text blocks joined; others described).
  *
@@ -27,4 +29,21 @@ export function remoteResultText(result: { content?: unknown; structuredContent?
   if (result.structuredContent !== undefined) return JSON.stringify(result.structuredContent)
   if (result.toolResult !== undefined) return typeof result.toolResult === 'string' ? result.toolResult : JSON.stringify(result.toolResult)
   return ''
+}
+
+/**
+ * What a remote MCP tool's handler returns to the host: the server's result as it is (content
+ * blocks and `structuredContent`, so images and resources reach an MCP client of toolhost
+ * unchanged) when every block is one toolhost knows; otherwise its text (`remoteResultText`).
+ *
+ * @example
+ * remoteResultValue({ content: [{ type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }] })
+ * // { content: [{ type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }] }
+ */
+export function remoteResultValue(result: { content?: unknown; structuredContent?: unknown; toolResult?: unknown }): unknown {
+  const value = {
+    content: Array.isArray(result.content) ? result.content : [],
+    ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
+  }
+  return isCallToolResult(value) ? value : remoteResultText(result)
 }

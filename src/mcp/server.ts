@@ -1,12 +1,17 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, SetLevelRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { toMcpCallResult } from '../adapters/mcp-definitions.js'
 import type { Host } from '../host.js'
+import { isLevelShown, listenToCall, mcpLevelOf, progressCounter, type McpLogLevel } from './call-events.js'
+import { serveResources } from './resources.js'
 import { canElicit, McpSessions, PERSON_TOOLS } from './sessions.js'
 
 /** The name and version toolhost gives MCP clients. */
 export const SERVER_INFO = { name: 'toolhost', version: '0.1.0' } as const
+
+/** Log lines below this level are not sent until the client asks for them (`logging/setLevel`). */
+const DEFAULT_LOG_LEVEL: McpLogLevel = 'info'
 
 let callSeq = 0
 
@@ -14,8 +19,10 @@ let callSeq = 0
  * One MCP session over `host`: `tools/list` renders the registry (plugin JSON Schemas as-is, with
  * annotations), and every `tools/call` goes through `host.run`, so calls of all sessions share one
  * online scheduler (conflicting calls never overlap). A cancelled request aborts its call; a call
- * with a progress token gets `notifications/progress` from `ctx.progress`; a failed call is a result
- * with `isError`; an unknown tool is an `InvalidParams` protocol error.
+ * with a progress token gets `notifications/progress` from `ctx.progress`; the handler's `ctx.log`
+ * lines reach the client as `notifications/message` (from `info` up, or the level it set with
+ * `logging/setLevel`); a failed call is a result with `isError`; an unknown tool is an
+ * `InvalidParams` protocol error. Saved results and process logs are offered as resources.
  *
  * @example
  * const server = createMcpServer(host, sessions)
@@ -23,11 +30,19 @@ let callSeq = 0
  */
 export function createMcpServer(host: Host, sessions: McpSessions): Server {
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged: true } },
+    capabilities: { tools: { listChanged: true }, logging: {}, resources: { subscribe: true, listChanged: true } },
     instructions: 'toolhost: workspace tools. Tool failures come back as results with isError and a code (E_…) saying what to fix.',
   })
   sessions.add(server)
   server.onclose = () => sessions.remove(server)
+  serveResources(server, host, sessions)
+
+  // One server per session, so the level is this closure's (the SDK's own handler is replaced).
+  let logLevel = DEFAULT_LOG_LEVEL
+  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+    logLevel = request.params.level
+    return {}
+  })
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const tools = await host.definitions('mcp')
@@ -44,23 +59,27 @@ export function createMcpServer(host: Host, sessions: McpSessions): Server {
       })
     }
     const id = `mcp-${++callSeq}`
-    const unbind = sessions.bindCall(id, server)
+    const unbind = sessions.bindCall(id, server, extra.requestId)
     const token = extra._meta?.progressToken
-    let step = 0
-    const stopProgress = token === undefined ? () => {} : host.onEvent((event) => {
-      if (event.type !== 'progress' || event.id !== id) return
-      // MCP progress must increase: a tool that reports only messages gets a counter.
-      step = event.progress !== undefined && event.progress > step ? event.progress : step + 1
-      void extra.sendNotification({
-        method: 'notifications/progress',
-        params: { progressToken: token, progress: step, ...(event.total === undefined ? {} : { total: event.total }), message: event.message },
-      }).catch(() => {})
+    const nextProgress = progressCounter()
+    const send = (notification: Parameters<typeof extra.sendNotification>[0]): void => void extra.sendNotification(notification).catch(() => {})
+    const stopListening = listenToCall(host, id, (event) => {
+      if (event.type === 'progress') {
+        if (token === undefined) return
+        const progress = nextProgress(event.progress)
+        send({ method: 'notifications/progress', params: { progressToken: token, progress, ...(event.total === undefined ? {} : { total: event.total }), message: event.message } })
+        return
+      }
+      const level = mcpLevelOf(event.level)
+      if (!isLevelShown(level, logLevel)) return
+      send({ method: 'notifications/message', params: { level, logger: name, data: event.fields === undefined ? event.message : { message: event.message, ...event.fields } } })
     })
     try {
       const [result] = await host.run([{ id, name, arguments: request.params.arguments ?? {} }], { signal: extra.signal })
+      sessions.noteResult(result!)
       return toMcpCallResult(result!)
     } finally {
-      stopProgress()
+      stopListening()
       unbind()
     }
   })

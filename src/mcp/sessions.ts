@@ -1,6 +1,8 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { ApprovalAnswer, ApprovalRequest, ApproveHandler } from '../permissions/approvals.js'
-import type { AskRequest } from '../types.js'
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js'
+import type { Host } from '../host.js'
+import type { AskAnswer, AskRequest, ToolResult } from '../types.js'
 
 /** Tools that need a person: offered to a client only when it can answer elicitation requests. */
 export const PERSON_TOOLS: ReadonlySet<string> = new Set(['clarify'])
@@ -20,7 +22,8 @@ export function canElicit(server: Server): boolean {
  */
 export class McpSessions {
   readonly #servers = new Set<Server>()
-  readonly #callOwners = new Map<string, Server>()
+  readonly #callOwners = new Map<string, CallOwner>()
+  readonly #watchedHosts = new WeakSet<Host>()
 
   add(server: Server): void {
     this.#servers.add(server)
@@ -28,28 +31,56 @@ export class McpSessions {
 
   remove(server: Server): void {
     this.#servers.delete(server)
-    for (const [id, owner] of this.#callOwners) if (owner === server) this.#callOwners.delete(id)
+    for (const [id, owner] of this.#callOwners) if (owner.server === server) this.#callOwners.delete(id)
   }
 
   get size(): number {
     return this.#servers.size
   }
 
-  /** Records that call `id` came from `server`; returns a function that forgets it. */
-  bindCall(id: string, server: Server): () => void {
-    this.#callOwners.set(id, server)
+  /**
+   * Records that call `id` came from `server` in its request `requestId` (questions about the call
+   * travel with that request, on its stream); returns a function that forgets it.
+   */
+  bindCall(id: string, server: Server, requestId?: RequestId): () => void {
+    const owner: CallOwner = { server, requestId }
+    this.#callOwners.set(id, owner)
     return () => {
-      if (this.#callOwners.get(id) === server) this.#callOwners.delete(id)
+      if (this.#callOwners.get(id) === owner) this.#callOwners.delete(id)
     }
   }
 
   /** Sends tools/list_changed to every initialised session (a closed one is skipped). */
-  async notifyToolsChanged(): Promise<void> {
+  notifyToolsChanged(): Promise<void> {
+    return this.#toEach((server) => server.sendToolListChanged())
+  }
+
+  /** Sends resources/list_changed to every initialised session. */
+  notifyResourcesChanged(): Promise<void> {
+    return this.#toEach((server) => server.sendResourceListChanged())
+  }
+
+  /** A call finished: a result saved to disk is a new resource. */
+  noteResult(result: ToolResult): void {
+    if (result.savedTo !== undefined) void this.notifyResourcesChanged()
+  }
+
+  /** Once per host: a process starting is a new resource (its log) for every session. */
+  watchResourceList(host: Host): void {
+    if (this.#watchedHosts.has(host) || host.services.processes === undefined) return
+    this.#watchedHosts.add(host)
+    const stop = host.services.processes.onEvent((event) => {
+      if (event.type === 'spawned') void this.notifyResourcesChanged()
+    })
+    host.onClose(stop)
+  }
+
+  async #toEach(send: (server: Server) => Promise<void>): Promise<void> {
     await Promise.all(
       [...this.#servers].map(async (server) => {
-        if (!server.getClientCapabilities()) return // not initialised yet: it will list tools anyway
+        if (!server.getClientCapabilities()) return // not initialised yet: it will list anyway
         try {
-          await server.sendToolListChanged()
+          await send(server)
         } catch {
           // The session went away; its transport's close removes it.
         }
@@ -58,23 +89,27 @@ export class McpSessions {
   }
 
   /**
-   * Asks the person behind the client that sent the call (MCP elicitation). Throws when that client
-   * cannot be asked, so `clarify` fails and an approval is denied (fail closed).
+   * Asks the person behind the client that sent the call (MCP elicitation). A request with a
+   * `schema` sends it as the requested schema, as it is, and resolves with the answer's fields;
+   * a text question asks for one `answer` field (with `choices`: a picker plus free text). Throws
+   * when that client cannot be asked or the person declines, so `clarify` fails and an approval is
+   * denied (fail closed).
    */
-  async ask(request: AskRequest, signal: AbortSignal): Promise<string> {
-    const server = this.#ownerOf(request.callId)
-    if (!server || !canElicit(server)) {
+  async ask(request: AskRequest, signal: AbortSignal): Promise<string | AskAnswer> {
+    const owner = this.#ownerOf(request.callId)
+    if (!owner || !canElicit(owner.server)) {
       throw new Error('no one can be asked: the MCP client did not declare the elicitation capability')
     }
-    // With choices: a picker, plus a free-text field (the person may answer in their own words).
-    const requestedSchema: Record<string, unknown> = request.choices && request.choices.length > 0
-      ? { type: 'object', properties: { choice: { type: 'string', title: 'Answer', enum: request.choices }, other: { type: 'string', title: 'Or answer in your own words' } } }
-      : { type: 'object', properties: { answer: { type: 'string', title: 'Answer' } }, required: ['answer'] }
-    const result = await server.elicitInput(
+    const requestedSchema: object = request.schema
+      ?? (request.choices && request.choices.length > 0
+        ? { type: 'object', properties: { choice: { type: 'string', title: 'Answer', enum: request.choices }, other: { type: 'string', title: 'Or answer in your own words' } } }
+        : { type: 'object', properties: { answer: { type: 'string', title: 'Answer' } }, required: ['answer'] })
+    const result = await owner.server.elicitInput(
       { message: request.question, requestedSchema } as unknown as Parameters<Server['elicitInput']>[0],
-      { signal },
+      { signal, ...(owner.requestId === undefined ? {} : { relatedRequestId: owner.requestId }) },
     )
     if (result.action !== 'accept') throw new Error(`the person did not answer (${result.action})`)
+    if (request.schema) return (result.content ?? {}) as AskAnswer
     for (const field of ['answer', 'other', 'choice']) {
       const value = result.content?.[field]
       if (typeof value === 'string' && value.trim() !== '') return value
@@ -94,12 +129,12 @@ export class McpSessions {
   }
 
   async #approveOne(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
-    const server = this.#ownerOf(request.callId)
-    if (!server || !canElicit(server)) {
+    const owner = this.#ownerOf(request.callId)
+    if (!owner || !canElicit(owner.server)) {
       return { decision: 'deny', message: `${request.tool} needs approval (${request.reason}) and this MCP client cannot be asked (no elicitation capability); change permissions in config.yaml to allow it`, by: 'mcp-no-elicitation' }
     }
     try {
-      const result = await server.elicitInput(
+      const result = await owner.server.elicitInput(
         {
           message: `Allow ${request.tool}${request.destructive ? ' (destructive)' : ''} on ${request.subject}? ${request.reason}`,
           requestedSchema: {
@@ -108,7 +143,7 @@ export class McpSessions {
             required: ['decision'],
           },
         } as Parameters<Server['elicitInput']>[0],
-        { signal },
+        { signal, ...(owner.requestId === undefined ? {} : { relatedRequestId: owner.requestId }) },
       )
       const decision = result.content?.decision
       if (result.action === 'accept' && (decision === 'allow-once' || decision === 'allow-session')) return { decision, by: 'mcp-elicitation' }
@@ -118,10 +153,16 @@ export class McpSessions {
     }
   }
 
-  #ownerOf(callId: string | undefined): Server | undefined {
+  #ownerOf(callId: string | undefined): CallOwner | undefined {
     const owner = callId === undefined ? undefined : this.#callOwners.get(callId)
     if (owner) return owner
     // A call id we do not know (a plugin asked without it): only a lone session is unambiguous.
-    return this.#servers.size === 1 ? [...this.#servers][0] : undefined
+    return this.#servers.size === 1 ? { server: [...this.#servers][0]!, requestId: undefined } : undefined
   }
+}
+
+interface CallOwner {
+  server: Server
+  /** The `tools/call` request the call came in (absent: not known). */
+  requestId: RequestId | undefined
 }

@@ -2,6 +2,7 @@ import path from 'node:path'
 import type { PermissionMode, ToolhostConfig } from '../config/types.js'
 import { describeThrown, ToolhostError } from '../errors.js'
 import type { Authoriser, AuthoriseDecision, AuthoriseItem, Host } from '../host.js'
+import { bindAsker } from '../dispatch/call-context.js'
 import { isCaseInsensitiveFs } from '../paths.js'
 import { describeSchemaErrors } from '../schema.js'
 import type { Logger, PermissionResult, ToolContext, ToolError } from '../types.js'
@@ -333,7 +334,7 @@ function permissionContext(item: AuthoriseItem, signal: AbortSignal, host: Host)
     config: host.config,
     log: host.log,
     session: host.session,
-    ask: host.ask,
+    ask: host.ask && bindAsker(host.ask, item.call.id, () => signal),
     services: host.services,
     env: host.env,
     progress: () => undefined,

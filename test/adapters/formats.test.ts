@@ -50,9 +50,10 @@ describe('host.definitions(format) and host.toMessages(results, format)', () => 
     registry.register(defineTool({ name: 'echo', description: 'Echo.', parameters, readOnly: () => true, handler: () => '' }))
     const host = await createHost({ config: { plugins: { dirs: [] }, env_file: '' }, loadPlugins: false, registry, log: silentLogger })
     try {
-      expect(await host.definitions()).toEqual([{ type: 'function', function: { name: 'echo', description: 'Echo.', parameters } }])
+      expect(await host.definitions()).toEqual([{ type: 'function', function: { name: 'echo', description: 'Echo.', parameters, strict: false } }])
       expect(await host.definitions('openai')).toEqual(await host.definitions())
-      expect(await host.definitions('openai-responses')).toEqual([{ type: 'function', name: 'echo', description: 'Echo.', parameters }])
+      // strict: false stated, so Responses does not normalise the tool to strict (all fields required).
+      expect(await host.definitions('openai-responses')).toEqual([{ type: 'function', name: 'echo', description: 'Echo.', parameters, strict: false }])
       expect(await host.definitions('anthropic')).toEqual([{ name: 'echo', description: 'Echo.', input_schema: parameters }])
       expect(await host.definitions('mcp')).toEqual([
         { name: 'echo', description: 'Echo.', inputSchema: parameters, annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false } },

@@ -32,13 +32,13 @@ const responses = load<ResponsesResponse>('openai-responses.json')
 const anthropic = load<AnthropicResponse>('anthropic.json')
 
 const readChat = (messages: unknown): Answer[] =>
-  (messages as ChatMessage[]).filter((m) => m.role === 'tool').map((m) => ({ id: m.tool_call_id!, isError: (m.content ?? '').startsWith('error E_'), text: m.content ?? '' }))
+  (messages as ChatMessage[]).flatMap((m) => (m.role === 'tool' ? [{ id: m.tool_call_id, isError: String(m.content).startsWith('error E_'), text: String(m.content) }] : []))
 const readResponses = (items: unknown): Answer[] =>
   (items as ResponseItem[]).filter((i) => i.type === 'function_call_output').map((i) => ({ id: String(i.call_id), isError: String(i.output).startsWith('error E_'), text: String(i.output) }))
 const readAnthropic = (message: unknown): Answer[] => {
   const m = message as AnthropicMessage
   expect(m.role).toBe('user')
-  return (m.content as Array<Record<string, unknown>>).map((b) => {
+  return (m.content as unknown as Array<Record<string, unknown>>).map((b) => {
     expect(b.type).toBe('tool_result')
     return { id: String(b.tool_use_id), isError: b.is_error === true, text: String(b.content) }
   })
@@ -52,7 +52,7 @@ const cases: Case[] = [
       return {
         asked: chat.responses[0]!.choices[0]!.message.tool_calls!.map((c) => c.id),
         answered: readChat(messages),
-        final: messages.at(-1)!.content ?? '',
+        final: String(messages.at(-1)!.content),
       }
     },
     interrupted: { message: chat.interrupted, ids: ['call_i1', 'call_i2', 'call_i3'], read: readChat },

@@ -52,6 +52,6 @@ test('an idle session is closed after the idle limit; an active one is kept (tim
   // Idle past the limit: gone.
   await new Promise((r) => setTimeout(r, 500))
   const late = await post(endpoint.url, { jsonrpc: '2.0', id: 99, method: 'tools/list' }, sessionId!)
-  expect(late.status).toBe(400)
-  expect(await late.text()).toMatch(/unknown or missing mcp-session-id/)
+  expect(late.status).toBe(404)
+  expect(await late.text()).toMatch(/Session not found/)
 })

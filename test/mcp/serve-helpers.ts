@@ -5,6 +5,12 @@ import os from 'node:os'
 import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js'
+import type { Host } from '../../src/host.js'
+import { createMcpServer } from '../../src/mcp/server.js'
+import type { McpSessions } from '../../src/mcp/sessions.js'
 
 export const REPO = path.resolve(import.meta.dirname, '../..')
 export const FIXTURE_CONFIG = path.join(REPO, 'test/fixtures/mcp/config.yaml')
@@ -62,4 +68,17 @@ export async function eventually<T>(probe: () => T | undefined, what: string, ti
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`)
     await new Promise((r) => setTimeout(r, 25))
   }
+}
+
+/**
+ * An MCP session over `host` in this process (the SDK's in-memory transport pair): the official
+ * client against `createMcpServer`, with the client capabilities asked for.
+ */
+export async function connectInMemory(host: Host, sessions: McpSessions, capabilities: ClientCapabilities = {}): Promise<{ client: Client; server: Server }> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+  const server = createMcpServer(host, sessions)
+  await server.connect(serverSide)
+  const client = new Client({ name: 'toolhost-test', version: '1.0.0' }, { capabilities })
+  await client.connect(clientSide)
+  return { client, server }
 }

@@ -1,0 +1,142 @@
+import { readdir } from 'node:fs/promises'
+import path from 'node:path'
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import {
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  type Resource,
+} from '@modelcontextprotocol/sdk/types.js'
+import { describeThrown } from '../errors.js'
+import { underRoot } from '../host-setup.js'
+import type { Host } from '../host.js'
+import { MAX_LOG_LINES } from '../processes/log-page.js'
+import { workspaceFor } from '../workspace/workspace.js'
+import type { McpSessions } from './sessions.js'
+import { watchProcessLog } from './log-watch.js'
+
+/** MCP's "resource not found" error code. */
+const RESOURCE_NOT_FOUND = -32002
+
+const RESULTS = 'toolhost://results/'
+const PROCESSES = 'toolhost://processes/'
+const SAFE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,200}$/
+
+/** The URI templates toolhost offers (`resources/templates/list`). */
+export const RESOURCE_TEMPLATES = [
+  {
+    uriTemplate: `${RESULTS}{name}`,
+    name: 'saved-result',
+    title: 'Saved whole result',
+    description: 'The whole text of a tool result that was over the size limit (limits.results_dir); the result itself names the file.',
+    mimeType: 'text/plain',
+  },
+  {
+    uriTemplate: `${PROCESSES}{id}/log`,
+    name: 'process-log',
+    title: 'Process output',
+    description: `The last ${MAX_LOG_LINES} lines of output of a process started with the terminal or process tool; subscribe to hear when a running one writes more.`,
+    mimeType: 'text/plain',
+  },
+]
+
+/**
+ * Offers what toolhost has as MCP resources: saved over-long results (`toolhost://results/NAME`,
+ * read through the workspace wall) and the output of its processes
+ * (`toolhost://processes/ID/log`). `resources/subscribe` on a running process's log sends
+ * `notifications/resources/updated` while it writes; any other URI is accepted and never updates.
+ *
+ * @example
+ * serveResources(server, host, sessions) // inside createMcpServer
+ */
+export function serveResources(server: Server, host: Host, sessions: McpSessions): void {
+  const subscriptions = new Map<string, () => void>()
+  const previousClose = server.onclose
+  server.onclose = () => {
+    for (const stop of subscriptions.values()) stop()
+    subscriptions.clear()
+    previousClose?.()
+  }
+
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [...(await listResults(host)), ...listProcessLogs(host)] }))
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: RESOURCE_TEMPLATES }))
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => ({ contents: [await readResource(host, request.params.uri)] }))
+  server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+    const { uri } = request.params
+    if (!subscriptions.has(uri)) {
+      const id = processIdOf(uri)
+      const processes = host.services.processes
+      const stop = id !== undefined && processes !== undefined
+        ? watchProcessLog(processes, id, () => void server.sendResourceUpdated({ uri }).catch(() => {}))
+        : () => {}
+      subscriptions.set(uri, stop)
+    }
+    return {}
+  })
+  server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+    subscriptions.get(request.params.uri)?.()
+    subscriptions.delete(request.params.uri)
+    return {}
+  })
+  sessions.watchResourceList(host)
+}
+
+async function listResults(host: Host): Promise<Resource[]> {
+  const dir = underRoot(host.root, host.config.limits.results_dir)
+  let names: string[]
+  try {
+    names = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile() && SAFE_NAME.test(e.name)).map((e) => e.name).sort()
+  } catch {
+    return [] // no result saved yet
+  }
+  return names.map((name) => ({ uri: `${RESULTS}${name}`, name, title: `Saved result ${name}`, description: 'The whole text of a tool result that was over the size limit.', mimeType: 'text/plain' }))
+}
+
+function listProcessLogs(host: Host): Resource[] {
+  return (host.services.processes?.list() ?? []).map((p) => ({
+    uri: `${PROCESSES}${p.id}/log`,
+    name: `${p.id}-log`,
+    title: `Output of ${p.id}`,
+    description: `${p.command} (${p.status === 'running' ? 'running' : `exited${p.exitCode === null ? '' : ` with ${p.exitCode}`}`}, ${p.lines} lines)`,
+    mimeType: 'text/plain',
+  }))
+}
+
+async function readResource(host: Host, uri: string): Promise<{ uri: string; mimeType: string; text: string }> {
+  if (uri.startsWith(RESULTS)) {
+    const name = decodeURIComponent(uri.slice(RESULTS.length))
+    if (!SAFE_NAME.test(name)) throw notFound(uri, 'not a saved result name')
+    const workspace = workspaceFor(host)
+    try {
+      const file = workspace.resolve(path.join(underRoot(host.root, host.config.limits.results_dir), name), 'read')
+      return { uri, mimeType: 'text/plain', text: (await workspace.readFile(file)).toString('utf8') }
+    } catch (error) {
+      throw notFound(uri, describeThrown(error))
+    }
+  }
+  const id = processIdOf(uri)
+  const processes = host.services.processes
+  if (id !== undefined && processes !== undefined) {
+    try {
+      const page = await processes.log(id, { limit: MAX_LOG_LINES })
+      return { uri, mimeType: 'text/plain', text: page.lines.map((line) => line.text).join('\n') }
+    } catch (error) {
+      throw notFound(uri, describeThrown(error))
+    }
+  }
+  throw notFound(uri, 'toolhost offers toolhost://results/NAME and toolhost://processes/ID/log')
+}
+
+function processIdOf(uri: string): string | undefined {
+  if (!uri.startsWith(PROCESSES) || !uri.endsWith('/log')) return undefined
+  const id = decodeURIComponent(uri.slice(PROCESSES.length, -'/log'.length))
+  return SAFE_NAME.test(id) ? id : undefined
+}
+
+function notFound(uri: string, why: string): McpError {
+  return new McpError(RESOURCE_NOT_FOUND as ErrorCode, `Resource not found: ${uri} (${why})`, { uri })
+}

@@ -1,0 +1,70 @@
+// Type tests against the model SDKs' own parameter types: `npm run typecheck` compiles this file, so
+// a definition or message shape that stops fitting `openai` or `@anthropic-ai/sdk` fails CI. No cast
+// appears anywhere below: every value flows from toolhost into the SDK type as it is. The runtime
+// assertions check the same values really carry what the types promise (strict, the rich parts).
+import type { MessageParam, Tool, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages'
+import type { ChatCompletionMessageParam, ChatCompletionTool, ChatCompletionToolMessageParam } from 'openai/resources/chat/completions'
+import type { FunctionTool, ResponseInputItem } from 'openai/resources/responses/responses'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { createHost, defineTool, ToolRegistry, type Host, type ToolResult } from '../../src/index.js'
+import { silentLogger } from '../../src/logger.js'
+
+let host: Host
+const png = Buffer.from('89504e470d0a1a0a', 'hex').toString('base64')
+
+beforeAll(async () => {
+  const registry = new ToolRegistry()
+  registry.register(defineTool({
+    name: 'read_page',
+    description: 'Read a page.',
+    parameters: { type: 'object', properties: { path: { type: 'string' }, limit: { type: 'integer' } }, required: ['path'], additionalProperties: false },
+    parallelSafe: true,
+    handler: () => ({ content: [{ type: 'text', text: 'page 1' }, { type: 'image', data: png, mimeType: 'image/png' }] }),
+  }))
+  host = await createHost({ registry, loadPlugins: false, log: silentLogger, env: {}, config: { plugins: { dirs: [] }, env_file: '', permissions: { mode: 'bypass' } } })
+})
+afterAll(() => host.close())
+
+async function results(): Promise<ToolResult[]> {
+  return host.run([{ id: 'call_1', name: 'read_page', arguments: '{"path":"a.txt"}' }, { id: 'call_2', name: 'nope', arguments: '{}' }])
+}
+
+describe('toolhost output is assignable to the SDKs’ types without casts', () => {
+  test('OpenAI Chat Completions: ChatCompletionTool[], ChatCompletionToolMessageParam[] and ChatCompletionMessageParam[]', async () => {
+    const tools: ChatCompletionTool[] = await host.definitions('openai-chat')
+    const plain: ChatCompletionTool[] = await host.definitions()
+    const strictTools: ChatCompletionTool[] = await host.definitions('openai', { strict: true })
+    const toolMessages: ChatCompletionToolMessageParam[] = host.toMessages(await results(), 'openai-chat')
+    const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'read a.txt' }, ...toolMessages]
+    expect(tools).toEqual(plain)
+    expect(tools[0]).toMatchObject({ type: 'function', function: { name: 'read_page', strict: false } })
+    expect(strictTools[0]).toMatchObject({ function: { strict: true } })
+    expect(messages[1]).toMatchObject({ role: 'tool', tool_call_id: 'call_1', content: 'page 1\n[image image/png, 8 B, not shown]' })
+  })
+
+  test('OpenAI Responses: FunctionTool[] (with strict) and ResponseInputItem[]', async () => {
+    const tools: FunctionTool[] = await host.definitions('openai-responses')
+    const input: ResponseInputItem[] = [{ role: 'user', content: 'read a.txt' }, ...host.toMessages(await results(), 'openai-responses')]
+    expect(tools[0]).toMatchObject({ type: 'function', name: 'read_page', strict: false })
+    expect(input[1]).toEqual({
+      type: 'function_call_output',
+      call_id: 'call_1',
+      output: [{ type: 'input_text', text: 'page 1' }, { type: 'input_image', image_url: `data:image/png;base64,${png}` }],
+    })
+  })
+
+  test('Anthropic Messages: Tool[], MessageParam and ToolResultBlockParam', async () => {
+    const tools: Tool[] = await host.definitions('anthropic')
+    const reply: MessageParam = host.toMessages(await results(), 'anthropic')
+    const blocks: ToolResultBlockParam[] = host.toMessages(await results(), 'anthropic').content
+    const messages: MessageParam[] = [{ role: 'user', content: 'read a.txt' }, reply]
+    expect(tools[0]).toMatchObject({ name: 'read_page', input_schema: { type: 'object' } })
+    expect(messages).toHaveLength(2)
+    expect(blocks[0]).toEqual({
+      type: 'tool_result',
+      tool_use_id: 'call_1',
+      content: [{ type: 'text', text: 'page 1' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } }],
+    })
+    expect(blocks[1]).toMatchObject({ is_error: true })
+  })
+})

@@ -1,0 +1,68 @@
+/**
+ * The official MCP conformance suite (@modelcontextprotocol/conformance 0.1.13, every server
+ * scenario) against `toolhost serve --http`, with the scenarios' test tools written as toolhost
+ * plugins (test/fixtures/conformance/plugins). The scenarios that fail must be exactly the committed
+ * baseline (test/fixtures/conformance/expected-failures.yml): a new failure is a regression, a listed
+ * scenario that passes means the baseline is stale.
+ */
+import { execFile } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { parse } from 'yaml'
+import { makeTempDir, REPO, startHttpServer } from './serve-helpers.js'
+
+const CONFORMANCE_CLI = path.join(REPO, 'node_modules/@modelcontextprotocol/conformance/dist/index.js')
+const CONFIG = path.join(REPO, 'test/fixtures/conformance/config.yaml')
+const BASELINE = path.join(REPO, 'test/fixtures/conformance/expected-failures.yml')
+/** `conformance list` in 0.1.13 names 32 server scenarios: a run with fewer lost some. */
+const SERVER_SCENARIOS = 32
+
+interface Check {
+  id: string
+  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO'
+  errorMessage?: string
+}
+
+const tmp = makeTempDir('toolhost-conformance-')
+let server: Awaited<ReturnType<typeof startHttpServer>> | undefined
+
+beforeAll(async () => {
+  server = await startHttpServer(['--config', CONFIG], tmp.dir)
+}, 60_000)
+
+afterAll(async () => {
+  await server?.stop()
+  tmp.remove()
+})
+
+test('every server scenario passes except the committed baseline (conformance 0.1.13, --suite all)', { timeout: 180_000 }, async () => {
+  const out = path.join(tmp.dir, 'results')
+  const run = await new Promise<{ code: number; output: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      [CONFORMANCE_CLI, 'server', '--url', server!.url.href, '--suite', 'all', '--expected-failures', BASELINE, '-o', out],
+      { cwd: tmp.dir, timeout: 170_000, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, output: `${stdout}\n${stderr}` }),
+    )
+  })
+
+  // Each scenario leaves server-<scenario>-<timestamp>/checks.json; a warning fails it as the suite counts.
+  const failing: Record<string, string[]> = {}
+  const scenarios: string[] = []
+  for (const dir of readdirSync(out)) {
+    const scenario = /^server-(.+)-\d{4}-\d\d-\d\dT[\d-]+Z$/.exec(dir)?.[1]
+    if (!scenario) continue
+    scenarios.push(scenario)
+    const checks = JSON.parse(readFileSync(path.join(out, dir, 'checks.json'), 'utf8')) as Check[]
+    const bad = checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING')
+    if (bad.length > 0) failing[scenario] = bad.map((c) => `${c.id}: ${c.errorMessage ?? c.status}`)
+  }
+  const baseline = (parse(readFileSync(BASELINE, 'utf8')) as { server: string[] }).server
+
+  expect(scenarios).toHaveLength(SERVER_SCENARIOS)
+  // On a mismatch this shows why each unexpected scenario failed.
+  expect(Object.fromEntries(Object.entries(failing).filter(([name]) => !baseline.includes(name)))).toEqual({})
+  expect(Object.keys(failing).sort()).toEqual([...baseline].sort())
+  expect(run.code, run.output.slice(-3000)).toBe(0)
+})

@@ -1,0 +1,87 @@
+/**
+ * MCP resources: what toolhost has — saved over-long results and process logs — listed, read,
+ * offered as templates, and a running process's log subscribed to (notifications/resources/updated).
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { createHost, defineTool, ToolRegistry, type Host } from '../../src/index.js'
+import { silentLogger } from '../../src/logger.js'
+import { McpSessions } from '../../src/mcp/sessions.js'
+import { connectInMemory, eventually, makeTempDir } from './serve-helpers.js'
+
+describe('MCP resources', { timeout: 30_000 }, () => {
+  const tmp = makeTempDir('toolhost-mcp-resources-')
+  const sessions = new McpSessions()
+  let host: Host
+  let client: Client
+  const updated: string[] = []
+  let listChanged = 0
+
+  beforeAll(async () => {
+    const registry = new ToolRegistry()
+    registry.register(defineTool({
+      name: 'long_text',
+      description: 'Returns 300 numbered lines (over its 500-character limit).',
+      parameters: { type: 'object', properties: {}, additionalProperties: false },
+      maxResultChars: 500,
+      handler: () => Array.from({ length: 300 }, (_, i) => `line ${i + 1}`).join('\n'),
+    }))
+    host = await createHost({ root: tmp.dir, log: silentLogger, loadPlugins: false, registry, config: { plugins: { dirs: [] }, env_file: '', permissions: { mode: 'bypass' } } })
+    ;({ client } = await connectInMemory(host, sessions))
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri))
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void listChanged++)
+  })
+
+  afterAll(async () => {
+    await client?.close()
+    await host?.close()
+    tmp.remove()
+  })
+
+  test('templates name both kinds', async () => {
+    const { resourceTemplates } = await client.listResourceTemplates()
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['toolhost://results/{name}', 'toolhost://processes/{id}/log'])
+  })
+
+  test('a result over its limit is saved, listed (list_changed sent) and readable whole', async () => {
+    const before = listChanged
+    const result = await client.callTool({ name: 'long_text', arguments: {} })
+    const text = (result.content as Array<{ text: string }>)[0]!.text
+    expect(text).toMatch(/\[truncated: .* saved at /)
+    await eventually(() => (listChanged > before ? true : undefined), 'resources/list_changed')
+    const { resources } = await client.listResources()
+    const saved = resources.find((r) => r.uri.startsWith('toolhost://results/'))
+    expect(saved).toMatchObject({ mimeType: 'text/plain', name: expect.stringMatching(/\.txt$/) })
+    expect(text).toContain(saved!.name)
+    const { contents } = await client.readResource({ uri: saved!.uri })
+    expect(contents).toEqual([{ uri: saved!.uri, mimeType: 'text/plain', text: Array.from({ length: 300 }, (_, i) => `line ${i + 1}`).join('\n') }])
+  })
+
+  test.each([
+    { uri: 'toolhost://results/..%2F..%2Fetc%2Fpasswd', why: 'a path out of the results folder' },
+    { uri: 'toolhost://results/no-such-file.txt', why: 'a result that was never saved' },
+    { uri: 'toolhost://processes/proc_nope/log', why: 'a process that never ran' },
+    { uri: 'test://static-text', why: 'a URI toolhost does not serve' },
+  ])('reading $why is "resource not found" (-32002)', async ({ uri }) => {
+    await expect(client.readResource({ uri })).rejects.toMatchObject({ code: -32002 })
+  })
+
+  test('a running process’s log is a resource; a subscriber hears when it writes and when it ends', async () => {
+    const processes = host.services.processes
+    const before = listChanged
+    const { id } = await processes.spawn(`${JSON.stringify(process.execPath)} -e "console.log('first'); setInterval(() => console.log('more'), 50)"`)
+    await eventually(() => (listChanged > before ? true : undefined), 'resources/list_changed for the new process')
+    const uri = `toolhost://processes/${id}/log`
+    const { resources } = await client.listResources()
+    expect(resources.find((r) => r.uri === uri)).toMatchObject({ mimeType: 'text/plain', description: expect.stringContaining('running') })
+    await client.subscribeResource({ uri })
+    await eventually(() => (updated.includes(uri) ? true : undefined), 'notifications/resources/updated while it writes')
+    const { contents } = await client.readResource({ uri })
+    expect((contents[0] as { text: string }).text).toMatch(/^first\nmore/)
+    updated.length = 0
+    await processes.kill(id)
+    await eventually(() => (updated.includes(uri) ? true : undefined), 'notifications/resources/updated for its end')
+    await client.unsubscribeResource({ uri })
+  })
+})
