@@ -47,8 +47,15 @@ export function defaultConfig(): ToolhostConfig {
       retention_ms: 3_600_000,
     },
     terminal: { timeout_ms: 180_000, dangerous_patterns: [...DEFAULT_DANGEROUS_PATTERNS] },
-    permissions: { mode: 'ask', allow: [], ask: [], deny: [], audit_log: '.toolhost/audit.jsonl' },
-    serve: { host: '127.0.0.1' },
+    permissions: {
+      mode: 'ask',
+      allow: [],
+      ask: [],
+      deny: [],
+      audit_log: '.toolhost/audit.jsonl',
+      console_approvals: { enabled: true, timeout_ms: 120_000 },
+    },
+    serve: { host: '127.0.0.1', console: 'loopback' },
     mcp_servers: {},
   }
 }

@@ -47,8 +47,9 @@ export const CONFIG_SCHEMA = section({
     ask: stringList,
     deny: stringList,
     audit_log: nonEmptyString,
+    console_approvals: section({ enabled: { type: 'boolean' }, timeout_ms: positiveInt }),
   }),
-  serve: section({ host: nonEmptyString }),
+  serve: section({ host: nonEmptyString, console: { enum: ['loopback', 'always', 'off'] } }),
   mcp_servers: {
     type: 'object',
     propertyNames: { pattern: '^[A-Za-z0-9_-]{1,32}$' },

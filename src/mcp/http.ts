@@ -15,6 +15,9 @@ export interface HttpEndpoint {
   close(): Promise<void>
 }
 
+/** Routes served beside `/mcp`: resolves true when it handled the request. */
+export type ExtraRoutes = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>
+
 const MAX_BODY_BYTES = 4 * 1024 * 1024
 /** An HTTP session with no request for this long (and none open) is closed. */
 const SESSION_IDLE_MS = 30 * 60_000
@@ -28,7 +31,7 @@ const SESSION_IDLE_MS = 30 * 60_000
  * @example
  * const endpoint = await serveHttp(host, sessions, { port: 8765, hostname: '127.0.0.1' })
  */
-export async function serveHttp(host: Host, sessions: McpSessions, options: { port: number; hostname: string; idleMs?: number }): Promise<HttpEndpoint> {
+export async function serveHttp(host: Host, sessions: McpSessions, options: { port: number; hostname: string; idleMs?: number; routes?: ExtraRoutes }): Promise<HttpEndpoint> {
   const transports = new Map<string, StreamableHTTPServerTransport>()
   // A client that goes away without DELETE would leave its session in memory for good: sessions
   // idle longer than `idleMs` are closed (the client gets "unknown session" and re-initialises).
@@ -51,6 +54,8 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
     if (allowedHosts && (!allowedHosts.has(req.headers.host ?? '') || !isLoopbackOrigin(req.headers.origin))) {
       return reply(res, 403, `refused: Host ${JSON.stringify(req.headers.host)} / Origin ${JSON.stringify(req.headers.origin)} is not this loopback server`)
     }
+    // Other routes beside /mcp (the console), behind the same Host/Origin check.
+    if (options.routes && (await options.routes(req, res))) return
     const url = new URL(req.url ?? '/', 'http://localhost')
     if (url.pathname !== '/mcp') return reply(res, 404, 'not found: the MCP endpoint is /mcp')
     const sessionId = req.headers['mcp-session-id']
@@ -139,11 +144,11 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-function isLoopback(hostname: string): boolean {
+export function isLoopback(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '::1' || /^127\./.test(hostname)
 }
 
-function isLoopbackOrigin(origin: string | undefined): boolean {
+export function isLoopbackOrigin(origin: string | undefined): boolean {
   if (origin === undefined) return true // not a browser
   try {
     const { hostname } = new URL(origin)

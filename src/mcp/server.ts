@@ -3,6 +3,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { toMcpCallResult } from '../adapters/mcp-definitions.js'
 import type { Host } from '../host.js'
+import { isOpenTelemetryRegistered } from '../otel/detect.js'
 import { canElicit, McpSessions, PERSON_TOOLS } from './sessions.js'
 
 /** The name and version toolhost gives MCP clients. */
@@ -57,7 +58,13 @@ export function createMcpServer(host: Host, sessions: McpSessions): Server {
       }).catch(() => {})
     })
     try {
-      const [result] = await host.run([{ id, name, arguments: request.params.arguments ?? {} }], { signal: extra.signal })
+      const run = () => host.run([{ id, name, arguments: request.params.arguments ?? {} }], { signal: extra.signal })
+      // A client's trace context (W3C `traceparent` in `_meta`) parents the call's span; the
+      // OpenTelemetry API is loaded only when a client sends one and an SDK is registered.
+      const meta = request.params._meta
+      const [result] = typeof meta?.traceparent === 'string' && isOpenTelemetryRegistered()
+        ? await (await import('../otel/remote-parent.js')).withRemoteParent(meta, run)
+        : await run()
       return toMcpCallResult(result!)
     } finally {
       stopProgress()
