@@ -70,6 +70,7 @@ export class CallTimeline {
   readonly #lanes = new LaneAllocator()
   #records: CallRecord[] = []
   #done = 0
+  #unblocked: CallRecord[] = []
   #keys = 0
   readonly #bySeq = new Map<number, CallRecord>()
   // The latest record of each call id (events without a seq name the call by id).
@@ -98,6 +99,12 @@ export class CallTimeline {
   observe(event: HostEvent): CallRecord | undefined {
     const record = this.#apply(event)
     if (record) this.#onUpdate?.(record, event)
+    // A release also changes the calls that waited for it (their wait is over).
+    if (this.#unblocked.length > 0) {
+      const unblocked = this.#unblocked
+      this.#unblocked = []
+      for (const waiter of unblocked) this.#onUpdate?.(waiter, event)
+    }
     return record
   }
 
@@ -211,6 +218,7 @@ export class CallTimeline {
     for (const waiter of waiters) {
       for (const wait of waiter.waits) if (wait.id === record.id) wait.done = true
       this.#restate(waiter)
+      this.#unblocked.push(waiter)
     }
   }
 
