@@ -48,12 +48,12 @@ export function instrumentHost(host: InstrumentedHost, options: InstrumentOption
   busy.addCallback(observeBusy)
 
   const spans = new WeakMap<CallRecord, Span>()
-  const spanOf = (record: CallRecord, event: HostEvent): Span => {
+  const spanOf = (record: CallRecord): Span => {
     let span = spans.get(record)
     if (!span) {
       // Events are emitted synchronously inside host.run's admission, so the active context here
       // is the caller's (an embedder's span, or the MCP request's remote parent).
-      span = startCallSpan(tracer, record, host, context.active(), event.type === 'refused' ? 'deny' : undefined)
+      span = startCallSpan(tracer, record, host, context.active())
       spans.set(record, span)
     }
     return span
@@ -63,10 +63,10 @@ export function instrumentHost(host: InstrumentedHost, options: InstrumentOption
     onUpdate: (record, event) => {
       switch (event.type) {
         case 'admitted':
-          spanOf(record, event).setAttribute('toolhost.permission.decision', event.permission === 'ask' ? 'ask' : 'allow')
+          spanOf(record).setAttribute('toolhost.permission.decision', event.permission === 'ask' ? 'ask' : 'allow')
           return
         case 'refused': {
-          const span = spanOf(record, event)
+          const span = spanOf(record)
           if (event.code === 'E_DENIED') span.setAttribute('toolhost.permission.decision', 'deny')
           endCall(span, record, calls, runTime, waitTime)
           return
@@ -105,7 +105,7 @@ export function instrumentHost(host: InstrumentedHost, options: InstrumentOption
   return stop
 }
 
-function startCallSpan(tracer: Tracer, record: CallRecord, host: InstrumentedHost, parent: Context, decision: string | undefined): Span {
+function startCallSpan(tracer: Tracer, record: CallRecord, host: InstrumentedHost, parent: Context): Span {
   const attributes: Attributes = {
     'gen_ai.operation.name': 'execute_tool',
     'gen_ai.tool.name': record.name,
@@ -117,7 +117,6 @@ function startCallSpan(tracer: Tracer, record: CallRecord, host: InstrumentedHos
   const description = host.registry.get(record.name)?.description
   if (description !== undefined) attributes['gen_ai.tool.description'] = description
   if (record.footprint !== undefined) attributes['toolhost.footprint.kind'] = record.footprint
-  if (decision !== undefined) attributes['toolhost.permission.decision'] = decision
   return tracer.startSpan(`execute_tool ${record.name}`, { kind: SpanKind.INTERNAL, attributes }, parent)
 }
 
