@@ -37,6 +37,12 @@ export function createConsoleRoutes(hub: ConsoleHub, auth: ConsoleAuth, assets: 
   return async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://console.invalid')
     const { pathname } = url
+    if (pathname === '/favicon.ico') {
+      // Browsers ask for it on their own; an empty answer keeps their console free of 404s.
+      res.writeHead(204, SECURITY_HEADERS)
+      res.end()
+      return true
+    }
     if (pathname !== '/' && pathname !== '/console' && !pathname.startsWith('/console/')) return false
     if (pathname === '/' && req.method === 'GET' && url.searchParams.has('token')) {
       if (!auth.tokenMatches(url.searchParams.get('token'))) {

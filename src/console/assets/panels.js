@@ -97,6 +97,7 @@ export function createProcessesPanel(section, { kill }) {
       r.show.setAttribute('aria-pressed', String(shown === p.id))
     }
     empty.hidden = processes.length > 0
+    tbody.closest('table').hidden = processes.length === 0
     renderTail()
   }
 
