@@ -25,7 +25,7 @@ import { toCalls } from './adapters/parse-batch.js'
 import type { ModelFormat } from './adapters/format.js'
 import { renderDefinitions, renderResults, type DefinitionsOf, type MessagesOf } from './adapters/render.js'
 
-export type { Authoriser, AuthoriseDecision, AuthoriseItem, HostEvent, HostOptions, PlannedCall, RunOptions } from './host-types.js'
+export type { Authoriser, AuthoriseDecision, AuthoriseItem, CallEvent, HostEvent, HostOptions, PlannedCall, RunOptions } from './host-types.js'
 
 /**
  * A toolhost: a registry of tools, a config, a workspace root and a scheduler. Hand it calls, get
