@@ -54,8 +54,14 @@ async function consoleFor(host: Host, sessions: McpSessions, io: Output): Promis
     io.err(`toolhost: no console: serve.host ${host.config.serve.host} is not a loopback address (set serve.console: always to serve it there too)`)
     return undefined
   }
-  const { createConsole } = await import('../console/attach-console.js')
-  return createConsole(host, { clients: () => sessions.describe() })
+  try {
+    const { createConsole } = await import('../console/attach-console.js')
+    return createConsole(host, { clients: () => sessions.describe() })
+  } catch (error) {
+    // The console is optional: MCP is served without it (e.g. a build that left its page out).
+    io.err(`toolhost: no console: ${(error as Error).message}`)
+    return undefined
+  }
 }
 
 function parsePort(text: string): number {

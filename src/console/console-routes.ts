@@ -66,7 +66,7 @@ export function createConsoleRoutes(hub: ConsoleHub, auth: ConsoleAuth, assets: 
       sendJson(res, 405, { error: `${req.method} is not allowed here` })
       return true
     }
-    if (pathname === '/console/events') {
+    if (pathname === '/console/events' && req.method === 'GET') {
       await hub.open(res, { ...SECURITY_HEADERS }, auth.csrf)
       return true
     }

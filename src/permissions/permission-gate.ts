@@ -111,7 +111,7 @@ export class PermissionGate implements Authoriser {
     const approve = this.#approverNow()
     if (!approve) {
       for (const { k, judged: j } of asking) {
-        const message = noApproverMessage(j.item.tool.name, j.decision.reason, suggestRule(j.item.tool.name, j.subject()), modesThatRun(j))
+        const message = this.#consoleHint(noApproverMessage(j.item.tool.name, j.decision.reason, suggestRule(j.item.tool.name, j.subject()), modesThatRun(j)))
         this.audit.recordDeferred(new DecisionRecord(j, this.mode, { decision: 'deny', by: 'no-approver', reason: message }))
         decisions[k] = { run: false, error: { code: 'E_DENIED', message } }
       }
@@ -263,6 +263,11 @@ export class PermissionGate implements Authoriser {
     return standby.isPresent() ? withStandby(undefined, standby) : undefined
   }
 
+  // A console could have answered had a page been open: say so, so the user knows where to look.
+  #consoleHint(message: string): string {
+    return this.#standby !== undefined && !this.#standby.isPresent() ? `${message}; or the user can approve such calls in toolhost's console while a page of it is open` : message
+  }
+
   #settle(j: JudgedCall, outcome: ApprovalAnswer | string | undefined): ToolError | undefined {
     const tool = j.item.tool.name
     if (typeof outcome === 'string' || outcome === undefined) {
@@ -274,7 +279,7 @@ export class PermissionGate implements Authoriser {
     const answeredBy = outcome.by === undefined ? {} : { answeredBy: outcome.by }
     if (outcome.decision === 'unasked') {
       // No one could be asked (and no standby answered): denied as when the host has no approver.
-      const message = outcome.message === undefined ? noApproverMessage(tool, j.decision.reason, suggestRule(tool, j.subject()), modesThatRun(j)) : `${tool} did not run: ${outcome.message}`
+      const message = this.#consoleHint(outcome.message === undefined ? noApproverMessage(tool, j.decision.reason, suggestRule(tool, j.subject()), modesThatRun(j)) : `${tool} did not run: ${outcome.message}`)
       this.audit.recordDeferred(new DecisionRecord(j, this.mode, { decision: 'deny', by: 'no-approver', reason: message, ...answeredBy }))
       return { code: 'E_DENIED', message }
     }

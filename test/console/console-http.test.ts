@@ -124,7 +124,7 @@ describe('approvals from the console', () => {
     await start()
     const [closed] = await host!.run([{ id: 'w1', name: 'write_note', arguments: { path: 'a.txt' } }])
     expect(closed).toMatchObject({ ok: false, error: { code: 'E_DENIED' } })
-    expect(closed!.content).toMatch(/there is no one to ask/)
+    expect(closed!.content).toMatch(/there is no one to ask.*; or the user can approve such calls in toolhost's console while a page of it is open$/)
     await host!.close()
 
     const off = await start({ mode: 'ask', console_approvals: { enabled: false, timeout_ms: 60_000 } })
