@@ -35,6 +35,7 @@ export class ConsoleHub {
   readonly #streams = new Set<EventStream>()
   readonly #dirty = new Set<CallRecord>()
   #watching: Array<() => void> = []
+  #interested = 0
   #flushTimer: NodeJS.Timeout | undefined
   #lastClients = ''
   #lastProcesses = ''
@@ -63,7 +64,9 @@ export class ConsoleHub {
   /** Serves one page's event stream until it closes: a snapshot first, then changes. */
   async open(res: ServerResponse, headers: Record<string, string>, csrf: string): Promise<void> {
     const stream = new EventStream(res, headers)
-    if (this.#watching.length === 0) this.#watch()
+    // Listening starts with the first page and stops with the last (counted from the moment a page
+    // connects, so two pages opening at once never leave the host unwatched).
+    if (this.#interested++ === 0) this.#watch()
     try {
       const [tools, processes] = await Promise.all([toolsView(this.#host), processesView(this.#host)])
       stream.send('snapshot', {
@@ -82,10 +85,9 @@ export class ConsoleHub {
       this.#host.log.warn(`console: the snapshot failed: ${(error as Error).message}`)
     }
     if (stream.isOpen) this.#streams.add(stream)
-    else if (this.#streams.size === 0) this.#unwatch()
     await stream.closed
     this.#streams.delete(stream)
-    if (this.#streams.size === 0) this.#unwatch()
+    if (--this.#interested === 0) this.#unwatch()
   }
 
   /** Ends every page's stream and stops listening (the console is closing). */

@@ -90,6 +90,19 @@ describe('who gets into the console', () => {
   })
 })
 
+describe('a console nobody has open costs the host nothing', () => {
+  test('it listens only while a page is open: calls made before the first page are not recorded', async () => {
+    const { origin, url } = await start({ mode: 'bypass' })
+    await host!.run([{ id: 'before', name: 'write_note', arguments: { path: 'a.txt' } }])
+    const events = await openEvents(origin, await login(url))
+    const snapshot = await events.next<{ calls: Array<{ id: string }> }>('snapshot')
+    expect(snapshot.calls).toEqual([])
+    await host!.run([{ id: 'after', name: 'write_note', arguments: { path: 'a.txt' } }])
+    await events.next('calls', (d: { calls: Array<{ id: string; state: string }> }) => d.calls.some((c) => c.id === 'after' && c.state === 'done'))
+    events.close()
+  })
+})
+
 describe('approvals from the console', () => {
   test('with a console open, a call that asks (no approver) waits for it; the decision runs the call and is audited as the console\'s', async () => {
     const { origin, url } = await start()
