@@ -230,8 +230,8 @@ export class Host {
       }
       const args = decision.args
       const call: SchedulableCall = { id: item.call.id, footprint: this.footprintOf(item.tool, args), start: this.#starter(item, args) }
-      if (decision.gate) call.gate = listening ? this.#observeApproval(item.call.id, decision.gate) : decision.gate
-      if (listening) this.#emit({ type: 'admitted', id: item.call.id, name: item.tool.name, batch, at: this.#now(), footprint: call.footprint.kind, permission: decision.gate ? 'ask' : 'allow' })
+      if (decision.gate) call.gate = decision.gate
+      if (listening) this.#announce(item, call, batch)
       scheduledItems.push(item)
       toSchedule.push(call)
     })
@@ -317,11 +317,18 @@ export class Host {
     return result
   }
 
-  #observeApproval(id: string, gate: Promise<ToolError | undefined>): Promise<ToolError | undefined> {
-    return gate.then((error) => {
-      this.#emit({ type: 'approval', id, at: this.#now(), outcome: error ? 'denied' : 'approved', ...(error ? { code: error.code } : {}) })
-      return error
-    })
+  // For listeners, just before the call is submitted: 'admitted' (its tool, batch, footprint kind,
+  // and whether it waits for a person), and an 'approval' event when its gate opens or refuses.
+  #announce(item: AuthoriseItem, call: SchedulableCall, batch: number): void {
+    const id = item.call.id
+    const gate = call.gate
+    if (gate) {
+      call.gate = gate.then((error) => {
+        this.#emit({ type: 'approval', id, at: this.#now(), outcome: error ? 'denied' : 'approved', ...(error ? { code: error.code } : {}) })
+        return error
+      })
+    }
+    this.#emit({ type: 'admitted', id, name: item.tool.name, batch, at: this.#now(), footprint: call.footprint.kind, permission: gate ? 'ask' : 'allow' })
   }
 
   #errorResult(call: ToolCall, error: ToolError, trace: boolean, waits: Wait[] = []): ToolResult {

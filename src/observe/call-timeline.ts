@@ -1,8 +1,11 @@
 import type { HostEvent } from '../host-types.js'
 import { LaneAllocator } from './lanes.js'
 
-/** Where a call is: refused before scheduling, waiting for a person or for earlier calls, ready for a worker, running, or done. */
-export type CallState = 'refused' | 'approval' | 'waiting' | 'ready' | 'running' | 'done'
+/**
+ * Where a call is: refused before scheduling, waiting for a person, for earlier calls, or for a rate
+ * slot, ready (waiting for a worker), running, or done.
+ */
+export type CallState = 'refused' | 'approval' | 'waiting' | 'rate' | 'ready' | 'running' | 'done'
 
 /** One wait of a call: the earlier call, why, and whether that call has released its reservations. */
 export interface RecordedWait {
@@ -36,6 +39,11 @@ export interface CallRecord {
   code: string | undefined
   /** Why it was refused before scheduling. */
   message: string | undefined
+  /**
+   * The worker pool's waits, from the scheduler's `waiting-worker` (the calls holding every worker)
+   * and `waiting-rate` (the rate-limit group) events, when it sends them; `last` is the latest.
+   */
+  pool: { worker?: string[]; rate?: string; last: 'worker' | 'rate' } | undefined
   /** The last progress message. */
   progress: string | undefined
   abandoned: boolean
@@ -190,8 +198,21 @@ export class CallTimeline {
         this.#finishRecord()
         return record
       default: {
-        // A newer scheduler's event (waiting for a worker, for a rate slot, …): kept as a note.
         const type = String((event as { type: unknown }).type)
+        const fields = event as unknown as Record<string, unknown>
+        // The pool's waits (the scheduling engineer's events), read structurally.
+        if (type === 'waiting-worker' || type === 'waiting-rate') {
+          const pool = (record.pool ??= { last: 'worker' })
+          if (type === 'waiting-worker') {
+            pool.worker = Array.isArray(fields.behind) ? fields.behind.map(String) : []
+            pool.last = 'worker'
+          } else {
+            pool.rate = `${String(fields.group)}${fields.limit === undefined ? '' : ` (${JSON.stringify(fields.limit)})`}`
+            pool.last = 'rate'
+          }
+          return this.#restate(record)
+        }
+        // Any other event type this version does not know: kept as a note.
         const at = (event as { at?: unknown }).at
         record.notes.push({ type, at: typeof at === 'number' ? at : undefined, text: describeUnknown(event as unknown as Record<string, unknown>) })
         if (record.notes.length > MAX_NOTES) record.notes.shift()
@@ -204,7 +225,7 @@ export class CallTimeline {
     const record: CallRecord = {
       key: ++this.#keys, id, name, batch, seq: undefined, footprint: undefined, state: 'ready',
       queuedAt: undefined, startedAt: undefined, finishedAt: undefined, releasedAt: undefined, lane: undefined,
-      waits: [], approval: undefined, ok: undefined, code: undefined, message: undefined, progress: undefined, abandoned: false, notes: [],
+      waits: [], approval: undefined, ok: undefined, code: undefined, message: undefined, pool: undefined, progress: undefined, abandoned: false, notes: [],
     }
     this.#records.push(record)
     this.#byId.set(id, record)
@@ -251,7 +272,7 @@ export function stateOf(record: CallRecord): CallState {
   if (record.startedAt !== undefined) return 'running'
   if (record.approval === 'asked') return 'approval'
   if (record.waits.some((w) => !w.done)) return 'waiting'
-  return 'ready'
+  return record.pool?.last === 'rate' ? 'rate' : 'ready'
 }
 
 // An unknown event as "field value, …" (its type, call and clock are shown apart).

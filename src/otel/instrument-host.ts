@@ -140,6 +140,8 @@ function endCall(span: Span, record: CallRecord, calls: ReturnType<Meter['create
     runTime.record(runMs / 1000, metricAttributes)
   }
   if (record.lane !== undefined) span.setAttribute('toolhost.lane', record.lane)
+  if (record.pool?.worker) span.setAttribute('toolhost.waited_for_worker', record.pool.worker)
+  if (record.pool?.rate) span.setAttribute('toolhost.waited_for_rate', record.pool.rate)
   span.setAttribute('toolhost.ran', record.startedAt !== undefined)
   calls.add(1, metricAttributes)
   span.end()

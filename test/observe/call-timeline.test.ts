@@ -34,15 +34,32 @@ describe('CallTimeline from host events', () => {
     expect(timeline.peakLanes).toBe(1) // a's lane was free again when b started
   })
 
+  test('the pool\'s waits (waiting-worker, waiting-rate events) say which calls held the workers, or which rate group', () => {
+    const timeline = new CallTimeline()
+    const states: string[] = []
+    const record = () => timeline.records()[0]!
+    feed(timeline, [
+      { type: 'admitted', id: 'a', name: 'fetch', batch: 1, at: 0, footprint: 'free', permission: 'allow' },
+      { type: 'queued', id: 'a', seq: 1, at: 0 },
+      { type: 'waiting-rate', id: 'a', seq: 1, at: 0, group: 'web', limit: { calls: 2, per_ms: 1000 } },
+    ])
+    states.push(record().state)
+    feed(timeline, [{ type: 'waiting-worker', id: 'a', seq: 1, at: 1, behind: ['c1', 'c2'] }])
+    states.push(record().state)
+    expect(states).toEqual(['rate', 'ready'])
+    expect(record().pool).toEqual({ rate: 'web ({"calls":2,"per_ms":1000})', worker: ['c1', 'c2'], last: 'worker' })
+    expect(record().notes).toEqual([])
+  })
+
   test('an event type it does not know (a newer scheduler\'s) becomes a note on its call, never an error', () => {
     const timeline = new CallTimeline()
     feed(timeline, [
       { type: 'admitted', id: 'a', name: 'fetch', batch: 1, at: 0, footprint: 'free', permission: 'allow' },
       { type: 'queued', id: 'a', seq: 7, at: 0 },
-      { type: 'waiting-for-worker', id: 'a', seq: 7, at: 1, took: 'c9', on: [{ id: 'c9', reason: 'took the last worker' }] },
+      { type: 'held-back', id: 'a', seq: 7, at: 1, took: 'c9', on: [{ id: 'c9', reason: 'took the last worker' }] },
       { type: 'something-else', id: 'nobody', at: 2 },
     ])
-    expect(timeline.records()[0]!.notes).toEqual([{ type: 'waiting-for-worker', at: 1, text: 'took c9; on c9 (took the last worker)' }])
+    expect(timeline.records()[0]!.notes).toEqual([{ type: 'held-back', at: 1, text: 'took c9; on c9 (took the last worker)' }])
   })
 
   test('a call id used again in a later batch is a new record; events follow each by its scheduler number', () => {

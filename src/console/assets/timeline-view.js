@@ -7,7 +7,7 @@ const ROW_PX = 30
 const BURST_GAP_MS = 2000
 const TABLE_ROWS = 300
 
-const STATE_WORDS = { refused: 'refused', approval: 'waiting for approval', waiting: 'waiting', ready: 'waiting for a worker', running: 'running', done: 'done' }
+const STATE_WORDS = { refused: 'refused', approval: 'waiting for approval', waiting: 'waiting', rate: 'waiting for a rate slot', ready: 'waiting for a worker', running: 'running', done: 'done' }
 
 export function createTimelineView(section, { onSelect }) {
   const labels = section.querySelector('.lane-labels')
@@ -28,7 +28,7 @@ export function createTimelineView(section, { onSelect }) {
     const shown = pick(all, range.value)
     shownByKey = new Map(shown.map((r) => [r.key, r]))
     const ran = shown.filter((r) => r.startedAt !== undefined && r.lane !== undefined)
-    const pending = shown.filter((r) => r.startedAt === undefined && (r.state === 'approval' || r.state === 'waiting' || r.state === 'ready'))
+    const pending = shown.filter((r) => r.startedAt === undefined && (r.state === 'approval' || r.state === 'waiting' || r.state === 'rate' || r.state === 'ready'))
     const drawn = [...ran, ...pending]
     const t0 = drawn.length > 0 ? Math.min(...drawn.map(startOf)) : now
     const t1 = Math.max(t0 + 1, ...drawn.map((r) => endOf(r, now)))
@@ -129,6 +129,8 @@ export function renderCallDetail(container, record, now) {
     ['result', record.state === 'done' || record.state === 'refused' ? (record.ok ? 'ok' : (record.code ?? 'failed')) : '—'],
   ]
   if (record.message) items.push(['why refused', record.message])
+  if (record.pool?.worker) items.push(['waited for a worker', record.pool.worker.length > 0 ? `${record.pool.worker.join(', ')} held the workers` : 'every worker was busy'])
+  if (record.pool?.rate) items.push(['waited for a rate slot', record.pool.rate])
   if (record.progress) items.push(['progress', record.progress])
   if (record.abandoned) items.push(['abandoned', 'its handler ignored the interrupt; its worker was released'])
   for (const note of record.notes) items.push([note.type, note.text])
