@@ -76,7 +76,8 @@ export class CallTimeline {
   readonly #limit: number
   readonly #onUpdate: ((record: CallRecord, event: HostEvent) => void) | undefined
   readonly #lanes = new LaneAllocator()
-  #records: CallRecord[] = []
+  // By key, in the order calls came (a Map: dropping one is O(1)).
+  readonly #records = new Map<number, CallRecord>()
   #done = 0
   #unblocked: CallRecord[] = []
   #keys = 0
@@ -94,8 +95,8 @@ export class CallTimeline {
   }
 
   /** Every call kept, in the order the host admitted or refused them. */
-  records(): readonly CallRecord[] {
-    return this.#records
+  records(): CallRecord[] {
+    return [...this.#records.values()]
   }
 
   /** The most worker lanes used at once. */
@@ -131,7 +132,7 @@ export class CallTimeline {
       case 'refused': {
         const record = this.#create(event.id, event.name, event.batch)
         Object.assign(record, { state: 'refused', ok: false, code: event.code, message: event.message, finishedAt: event.at })
-        this.#finishRecord()
+        this.#finishRecord(record)
         return record
       }
       case 'queued': {
@@ -195,7 +196,7 @@ export class CallTimeline {
         this.#releaseWaiters(record)
         this.#bySeq.delete(record.seq!)
         this.#restate(record)
-        this.#finishRecord()
+        this.#finishRecord(record)
         return record
       default: {
         const type = String((event as { type: unknown }).type)
@@ -227,7 +228,7 @@ export class CallTimeline {
       queuedAt: undefined, startedAt: undefined, finishedAt: undefined, releasedAt: undefined, lane: undefined,
       waits: [], approval: undefined, ok: undefined, code: undefined, message: undefined, pool: undefined, progress: undefined, abandoned: false, notes: [],
     }
-    this.#records.push(record)
+    this.#records.set(record.key, record)
     this.#byId.set(id, record)
     return record
   }
@@ -248,20 +249,28 @@ export class CallTimeline {
     return record
   }
 
-  // A call is over (released or refused). Drops the oldest such calls once there are too many, in
-  // steps, so the filtering is not paid per call.
-  #finishRecord(): void {
+  // A call is over (released or refused). With limit 0 it is forgotten at once; otherwise the
+  // oldest finished calls go once there are too many. The scan from the oldest runs only when it
+  // drops at least as many calls as are still running and a quarter of the limit, so its cost
+  // per call stays constant however many calls are in flight.
+  #finishRecord(record: CallRecord): void {
+    if (this.#limit === 0) return this.#forget(record)
     this.#done++
-    if (this.#done <= this.#limit * 1.25 + 16) return
-    const excess = this.#done - this.#limit
-    let dropped = 0
-    this.#records = this.#records.filter((r) => {
-      if (dropped >= excess || (r.state !== 'refused' && r.releasedAt === undefined)) return true
-      dropped++
-      if (this.#byId.get(r.id) === r) this.#byId.delete(r.id)
-      return false
-    })
-    this.#done -= dropped
+    const active = this.#records.size - this.#done
+    if (this.#done - this.#limit < Math.max(16, this.#limit / 4, active)) return
+    let excess = this.#done - this.#limit
+    for (const r of this.#records.values()) {
+      if (excess === 0) break
+      if (r.state !== 'refused' && r.releasedAt === undefined) continue
+      this.#forget(r)
+      this.#done--
+      excess--
+    }
+  }
+
+  #forget(record: CallRecord): void {
+    this.#records.delete(record.key)
+    if (this.#byId.get(record.id) === record) this.#byId.delete(record.id)
   }
 }
 

@@ -48,43 +48,34 @@ export function instrumentHost(host: InstrumentedHost, options: InstrumentOption
   busy.addCallback(observeBusy)
 
   const spans = new WeakMap<CallRecord, Span>()
-  const spanOf = (record: CallRecord): Span => {
-    let span = spans.get(record)
-    if (!span) {
-      // Events are emitted synchronously inside host.run's admission, so the active context here
-      // is the caller's (an embedder's span, or the MCP request's remote parent).
-      span = startCallSpan(tracer, record, host, context.active())
-      spans.set(record, span)
-    }
+  const instruments: Instruments = { calls, runTime, waitTime, byTool: new Map() }
+  const begin = (record: CallRecord): Span => {
+    // Events are emitted synchronously inside host.run's admission, so the active context here is
+    // the caller's (an embedder's span, or the MCP request's remote parent).
+    const span = startCallSpan(tracer, record, host, context.active())
+    spans.set(record, span)
     return span
   }
+  // Attributes are set once, when the call ends: each setAttribute costs the SDK a sanitising pass.
   const timeline = new CallTimeline({
     limit: 0,
     onUpdate: (record, event) => {
       switch (event.type) {
         case 'admitted':
-          spanOf(record).setAttribute('toolhost.permission.decision', event.permission === 'ask' ? 'ask' : 'allow')
+          begin(record)
           return
-        case 'refused': {
-          const span = spanOf(record)
-          if (event.code === 'E_DENIED') span.setAttribute('toolhost.permission.decision', 'deny')
-          endCall(span, record, calls, runTime, waitTime)
+        case 'refused':
+          endCall(begin(record), record, instruments)
           return
-        }
         case 'waiting':
-          spans.get(record)?.setAttribute('toolhost.waited_for', record.waits.map((w) => w.id))
           spans.get(record)?.addEvent('toolhost.waiting', { 'toolhost.waited_for': event.on.map((w) => w.id), 'toolhost.wait_reasons': event.on.map((w) => w.reason) })
           return
         case 'approval':
-          spans.get(record)?.setAttribute('toolhost.permission.decision', event.outcome)
           spans.get(record)?.addEvent('toolhost.approval', { 'toolhost.approval.outcome': event.outcome })
-          return
-        case 'started':
-          spans.get(record)?.addEvent('toolhost.started', { 'toolhost.lane': record.lane ?? -1 })
           return
         case 'finished': {
           const span = spans.get(record)
-          if (span) endCall(span, record, calls, runTime, waitTime)
+          if (span) endCall(span, record, instruments)
           return
         }
         default:
@@ -120,29 +111,42 @@ function startCallSpan(tracer: Tracer, record: CallRecord, host: InstrumentedHos
   return tracer.startSpan(`execute_tool ${record.name}`, { kind: SpanKind.INTERNAL, attributes }, parent)
 }
 
-// The call has its answer: outcome, wait and run time on the span, then the metrics.
-function endCall(span: Span, record: CallRecord, calls: ReturnType<Meter['createCounter']>, runTime: ReturnType<Meter['createHistogram']>, waitTime: ReturnType<Meter['createHistogram']>): void {
-  const metricAttributes: Attributes = { 'gen_ai.tool.name': record.name }
+interface Instruments {
+  calls: ReturnType<Meter['createCounter']>
+  runTime: ReturnType<Meter['createHistogram']>
+  waitTime: ReturnType<Meter['createHistogram']>
+  /** The metric attributes of a tool's successful calls, made once per tool. */
+  byTool: Map<string, Attributes>
+}
+
+// The call has its answer: outcome, waits, times and permission on the span, then the metrics.
+function endCall(span: Span, record: CallRecord, m: Instruments): void {
+  const attributes: Attributes = { 'toolhost.ran': record.startedAt !== undefined }
+  let metricAttributes = m.byTool.get(record.name)
+  if (metricAttributes === undefined) m.byTool.set(record.name, (metricAttributes = { 'gen_ai.tool.name': record.name }))
+  const decision = record.state === 'refused' ? (record.code === 'E_DENIED' ? 'deny' : undefined) : record.approval === 'asked' ? 'ask' : (record.approval ?? 'allow')
+  if (decision !== undefined) attributes['toolhost.permission.decision'] = decision
   if (record.ok === false) {
     const code = record.code ?? 'E_TOOL_FAILED'
-    span.setAttribute('error.type', code)
+    attributes['error.type'] = code
     span.setStatus({ code: SpanStatusCode.ERROR, message: record.message ?? code })
-    metricAttributes['error.type'] = code
+    metricAttributes = { 'gen_ai.tool.name': record.name, 'error.type': code }
   }
+  if (record.waits.length > 0) attributes['toolhost.waited_for'] = record.waits.map((w) => w.id)
   if (record.startedAt !== undefined && record.queuedAt !== undefined) {
     const waitMs = record.startedAt - record.queuedAt
-    span.setAttribute('toolhost.wait_ms', waitMs)
-    waitTime.record(waitMs / 1000, { 'gen_ai.tool.name': record.name })
+    attributes['toolhost.wait_ms'] = waitMs
+    m.waitTime.record(waitMs / 1000, m.byTool.get(record.name))
   }
   if (record.startedAt !== undefined && record.finishedAt !== undefined) {
     const runMs = record.finishedAt - record.startedAt
-    span.setAttribute('toolhost.run_ms', runMs)
-    runTime.record(runMs / 1000, metricAttributes)
+    attributes['toolhost.run_ms'] = runMs
+    m.runTime.record(runMs / 1000, metricAttributes)
   }
-  if (record.lane !== undefined) span.setAttribute('toolhost.lane', record.lane)
-  if (record.pool?.worker) span.setAttribute('toolhost.waited_for_worker', record.pool.worker)
-  if (record.pool?.rate) span.setAttribute('toolhost.waited_for_rate', record.pool.rate)
-  span.setAttribute('toolhost.ran', record.startedAt !== undefined)
-  calls.add(1, metricAttributes)
+  if (record.lane !== undefined) attributes['toolhost.lane'] = record.lane
+  if (record.pool?.worker) attributes['toolhost.waited_for_worker'] = record.pool.worker
+  if (record.pool?.rate) attributes['toolhost.waited_for_rate'] = record.pool.rate
+  span.setAttributes(attributes)
+  m.calls.add(1, metricAttributes)
   span.end()
 }
