@@ -4,7 +4,7 @@ import type { Footprint } from './dispatch/footprint.js'
 import type { SchedulerEvent, Wait } from './dispatch/scheduler.js'
 import type { ConfigSource } from './host-setup.js'
 import type { Host } from './host.js'
-import type { ApproveHandler } from './permissions/approvals.js'
+import type { ApproveHandler, StandbyApprover } from './permissions/approvals.js'
 import type { ToolRegistry } from './registry.js'
 import type { AnyTool, AskHandler, Logger, LogLevel, ToolCall, ToolError } from './types.js'
 
@@ -26,12 +26,26 @@ export interface Authoriser {
   authorise(items: readonly AuthoriseItem[], context: { signal?: AbortSignal; host: Host }): Promise<AuthoriseDecision[]>
   /** The host is closing: stop waiting for people (refuse calls still waiting for an approval). */
   shutdown?(): void
+  /** Adds an approver asked when no one else can be (the console while open); returns its remover. */
+  attachStandby?(approver: StandbyApprover): () => void
   /** What it would decide for each call, with no side effects (for `explain`). */
   preview?(items: readonly AuthoriseItem[], context: { host: Host }): Promise<Array<{ outcome: 'allow' | 'ask' | 'deny'; by: string; reason: string }>>
 }
 
+/**
+ * The host's own events about calls, around the scheduler's: each call it schedules (with its tool,
+ * its batch, its footprint kind and whether it waits for an approval), each call refused before
+ * scheduling (parse, lookup, validation or permission), and each approval's outcome. Like every
+ * event, built only while someone listens.
+ */
+export type CallEvent =
+  | { type: 'admitted'; id: string; name: string; batch: number; at: number; footprint: Footprint['kind']; permission: 'allow' | 'ask' }
+  | { type: 'refused'; id: string; name: string; batch: number; at: number; code: string; message: string }
+  | { type: 'approval'; id: string; at: number; outcome: 'approved' | 'denied'; code?: string }
+
 export type HostEvent =
   | SchedulerEvent
+  | CallEvent
   | { type: 'progress'; id: string; message: string; progress?: number; total?: number }
   /** A line a handler wrote with `ctx.log` (it is in the host's log too). */
   | { type: 'log'; id: string; level: LogLevel; message: string; fields?: Record<string, unknown> }
@@ -60,6 +74,16 @@ export interface HostOptions extends ConfigSource {
   /** Monotonic clock in ms (benchmarks inject a virtual one). */
   now?: () => number
   env?: NodeJS.ProcessEnv
+  /**
+   * Write every call of the host's life to this file in the Chrome Trace Event Format (Perfetto,
+   * chrome://tracing) when the host closes: one track per worker lane, waits as flows.
+   */
+  traceFile?: string
+  /**
+   * OpenTelemetry spans and metrics for every call (`toolhost/otel`). Default: on when an
+   * OpenTelemetry SDK was registered before the host was created; `false` turns it off.
+   */
+  openTelemetry?: boolean
 }
 
 /** Which tools `host.definitions` lists, and how. */

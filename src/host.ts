@@ -17,6 +17,7 @@ import { isCaseInsensitiveFs } from './paths.js'
 import { registry as processRegistry, type ToolRegistry } from './registry.js'
 import { resolveSetup, underRoot } from './host-setup.js'
 import { attachProcessRegistry } from './processes/attach-processes.js'
+import { isOpenTelemetryRegistered } from './otel/detect.js'
 import type { AnyTool, AskHandler, HostServices, Logger, LogLevel, OpenAIToolDefinition, SessionState, ToolCall, ToolContext, ToolError, ToolResult } from './types.js'
 import type { Authoriser, AuthoriseDecision, AuthoriseItem, DefinitionsQuery, HostEvent, HostOptions, PlannedCall, RunOptions } from './host-types.js'
 import type { DispatchMode } from './config/types.js'
@@ -26,7 +27,7 @@ import type { ModelFormat } from './adapters/format.js'
 import { renderDefinitions, renderResults, type DefinitionsOf, type MessagesOf } from './adapters/render.js'
 import { StrictTools } from './adapters/openai-strict.js'
 
-export type { Authoriser, AuthoriseDecision, AuthoriseItem, DefinitionsQuery, HostEvent, HostOptions, PlannedCall, RunOptions } from './host-types.js'
+export type { Authoriser, AuthoriseDecision, AuthoriseItem, CallEvent, DefinitionsQuery, HostEvent, HostOptions, PlannedCall, RunOptions } from './host-types.js'
 
 /**
  * A toolhost: a registry of tools, a config, a workspace root and a scheduler. Hand it calls, get
@@ -59,6 +60,7 @@ export class Host {
   readonly #closers: Array<() => void | Promise<void>> = []
   #admission: Promise<unknown> = Promise.resolve()
   readonly #strict = new StrictTools()
+  #batches = 0
 
   constructor(setup: { config: ToolhostConfig; file: string | undefined; root: string; maxWorkers: number }, options: HostOptions) {
     this.config = options.permissionMode === undefined ? setup.config : { ...setup.config, permissions: { ...setup.config.permissions, mode: options.permissionMode } }
@@ -219,25 +221,29 @@ export class Host {
     const mode = options.mode ?? this.mode
     const trace = options.trace ?? false
     const admissions = await admitCalls(calls, { registry: this.registry, config: this.config, env: this.env, canAsk: this.ask !== undefined })
+    const batch = ++this.#batches
     const results: Promise<ToolResult>[] = new Array(calls.length)
     const items: AuthoriseItem[] = []
     for (const a of admissions) {
       if (a.ok) items.push({ index: a.index, call: a.call, tool: a.tool, args: a.args })
-      else results[a.index] = Promise.resolve(this.#errorResult(a.call, a.error, trace))
+      else results[a.index] = Promise.resolve(this.#refuse(a.call, a.error, trace, batch))
     }
     const decisions = items.length > 0 ? await this.#authorise(items, options.signal) : []
+    // Checked once per batch: with no listener, no event object is built (see Scheduler).
+    const listening = this.#listeners.size > 0
     // Parallel arrays (no wrapper object per call): the call to schedule, and the item it came from.
     const scheduledItems: AuthoriseItem[] = []
     const toSchedule: SchedulableCall[] = []
     items.forEach((item, k) => {
       const decision = decisions[k] ?? { run: false as const, error: { code: 'E_DENIED', message: 'no permission decision was made for this call' } }
       if (!decision.run) {
-        results[item.index] = Promise.resolve(this.#errorResult(item.call, decision.error, trace))
+        results[item.index] = Promise.resolve(this.#refuse(item.call, decision.error, trace, batch))
         return
       }
       const args = decision.args
       const call: SchedulableCall = { id: item.call.id, footprint: this.footprintOf(item.tool, args), start: this.#starter(item, args) }
       if (decision.gate) call.gate = decision.gate
+      if (listening) this.#announce(item, call, batch)
       scheduledItems.push(item)
       toSchedule.push(call)
     })
@@ -318,6 +324,27 @@ export class Host {
 
   readonly #resultsDir = (): string => underRoot(this.root, this.config.limits.results_dir)
 
+  // A call refused before scheduling: its error result, and (for listeners) a 'refused' event.
+  #refuse(call: ToolCall, error: ToolError, trace: boolean, batch: number): ToolResult {
+    const result = this.#errorResult(call, error, trace)
+    if (this.#listeners.size > 0) this.#emit({ type: 'refused', id: call.id, name: result.name, batch, at: this.#now(), code: error.code, message: error.message })
+    return result
+  }
+
+  // For listeners, just before the call is submitted: 'admitted' (its tool, batch, footprint kind,
+  // and whether it waits for a person), and an 'approval' event when its gate opens or refuses.
+  #announce(item: AuthoriseItem, call: SchedulableCall, batch: number): void {
+    const id = item.call.id
+    const gate = call.gate
+    if (gate) {
+      call.gate = gate.then((error) => {
+        this.#emit({ type: 'approval', id, at: this.#now(), outcome: error ? 'denied' : 'approved', ...(error ? { code: error.code } : {}) })
+        return error
+      })
+    }
+    this.#emit({ type: 'admitted', id, name: item.tool.name, batch, at: this.#now(), footprint: call.footprint.kind, permission: gate ? 'ask' : 'allow' })
+  }
+
   #errorResult(call: ToolCall, error: ToolError, trace: boolean, waits: Wait[] = []): ToolResult {
     const name = typeof call.name === 'string' ? call.name : String(call.name)
     return { id: call.id, name, ok: false, content: error.message, error, ...(trace ? { startedAt: null, endedAt: null, waitedFor: waits.map((w) => w.id) } : {}) }
@@ -351,6 +378,9 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   await attachProcessRegistry(host)
   // Events cost nothing while nobody listens, so they are logged only when asked for.
   if (options.logEvents ?? (options.env ?? process.env).TOOLHOST_LOG === 'debug') logSchedulingEvents(host, host.log)
+  // Observers are loaded only when asked for (or, for OpenTelemetry, when an SDK is registered).
+  if (options.traceFile !== undefined) (await import('./observe/trace-file.js')).recordTraceFile(host, path.resolve(options.cwd ?? process.cwd(), options.traceFile))
+  if (options.openTelemetry ?? isOpenTelemetryRegistered()) (await import('./otel/instrument-host.js')).instrumentHost(host)
   if (setup.config.env_file !== '') loadEnvFile(underRoot(setup.root, setup.config.env_file), options.env)
   if (options.loadPlugins !== false) {
     const dirs = [

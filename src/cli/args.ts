@@ -7,7 +7,8 @@ usage:
   toolhost list [--json]                             tools, availability and why a tool is hidden
   toolhost doctor                                    config, env, plugins that failed to load, and why
   toolhost call NAME [JSON] [--json]                 one call
-  toolhost run FILE|- [--mode M] [--json] [--trace]  a batch (OpenAI tool_calls or Anthropic tool_use blocks)
+  toolhost run FILE|- [--mode M] [--json] [--trace] [--trace-file F]
+                                                     a batch (OpenAI tool_calls or Anthropic tool_use blocks)
   toolhost explain FILE|- [--mode M] [--json]        the plan: footprints, who waits for whom and why; runs nothing
   toolhost serve [--http PORT] [--watch]             MCP server over stdio (default) or Streamable HTTP
   toolhost new-plugin NAME                           write plugins/NAME.ts and its test from a template
@@ -19,6 +20,7 @@ global options:
   --plugins DIR             an extra plugin folder (repeatable)
   --permission-mode MODE    ask | accept-edits | auto | plan | bypass
   --yes                     approve every call that would ask (non-interactive use)
+  --trace-file FILE         write the calls as a Chrome trace (open it in Perfetto or chrome://tracing)
   -h, --help                this text
 
 exit codes: 0 all calls ok, 1 some call failed, 2 usage or configuration error`
@@ -31,6 +33,7 @@ export interface CliArgs {
   plugins: string[]
   json: boolean
   trace: boolean
+  traceFile: string | undefined
   mode: string | undefined
   permissionMode: string | undefined
   yes: boolean
@@ -53,6 +56,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
         plugins: { type: 'string', multiple: true },
         json: { type: 'boolean' },
         trace: { type: 'boolean' },
+        'trace-file': { type: 'string' },
         mode: { type: 'string' },
         'permission-mode': { type: 'string' },
         yes: { type: 'boolean', short: 'y' },
@@ -82,6 +86,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     plugins: values.plugins ?? [],
     json: values.json ?? false,
     trace: values.trace ?? false,
+    traceFile: values['trace-file'],
     mode,
     permissionMode,
     yes: values.yes ?? false,

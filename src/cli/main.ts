@@ -61,6 +61,7 @@ export async function createHostForCli(args: CliArgs, overrides: { root?: string
     ...(config !== undefined ? { config, configExplicit: true } : {}),
     ...(root !== undefined ? { root } : {}),
     plugins: args.plugins,
+    ...(args.traceFile !== undefined ? { traceFile: args.traceFile } : {}),
     ...(args.mode ? { mode: args.mode as Host['mode'] } : {}),
     ...(isInteractive() ? { ask: askOnTerminal } : {}),
     ...cliPermissionOptions(args),

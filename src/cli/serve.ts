@@ -1,5 +1,7 @@
 import { ToolhostError } from '../errors.js'
-import { serveHttp } from '../mcp/http.js'
+import type { HostConsole } from '../console/attach-console.js'
+import type { Host } from '../host.js'
+import { isLoopback, serveHttp } from '../mcp/http.js'
 import { notifyOnToolChanges, serveStdio } from '../mcp/server.js'
 import { McpSessions } from '../mcp/sessions.js'
 import type { CliArgs } from './args.js'
@@ -27,9 +29,12 @@ export async function serveCommand(args: CliArgs, io: Output): Promise<number> {
       await Promise.race([stdio.closed, signalled.promise])
       await stdio.close()
     } else {
-      const endpoint = await serveHttp(host, sessions, { port, hostname: host.config.serve.host })
+      const hostConsole = await consoleFor(host, sessions, io)
+      const endpoint = await serveHttp(host, sessions, { port, hostname: host.config.serve.host, ...(hostConsole ? { routes: hostConsole.routes } : {}) })
       io.err(`toolhost: MCP Streamable HTTP at ${endpoint.url}`)
+      if (hostConsole) io.err(`toolhost: console at ${hostConsole.urlAt(new URL(endpoint.url).origin)}`)
       await signalled.promise
+      hostConsole?.close()
       await endpoint.close()
     }
   } finally {
@@ -38,6 +43,25 @@ export async function serveCommand(args: CliArgs, io: Output): Promise<number> {
     await host.close()
   }
   return 0
+}
+
+// The console beside /mcp (serve.console): on a loopback address by default, elsewhere only when
+// configured `always`. Loaded only when served.
+async function consoleFor(host: Host, sessions: McpSessions, io: Output): Promise<HostConsole | undefined> {
+  const setting = host.config.serve.console
+  if (setting === 'off') return undefined
+  if (setting === 'loopback' && !isLoopback(host.config.serve.host)) {
+    io.err(`toolhost: no console: serve.host ${host.config.serve.host} is not a loopback address (set serve.console: always to serve it there too)`)
+    return undefined
+  }
+  try {
+    const { createConsole } = await import('../console/attach-console.js')
+    return createConsole(host, { clients: () => sessions.describe() })
+  } catch (error) {
+    // The console is optional: MCP is served without it (e.g. a build that left its page out).
+    io.err(`toolhost: no console: ${(error as Error).message}`)
+    return undefined
+  }
 }
 
 function parsePort(text: string): number {

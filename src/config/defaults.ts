@@ -58,9 +58,16 @@ export function defaultConfig(): ToolhostConfig {
       retention_ms: 3_600_000,
     },
     terminal: { timeout_ms: 180_000, dangerous_patterns: [...DEFAULT_DANGEROUS_PATTERNS], sandbox: 'off', network: false },
-    permissions: { mode: 'ask', allow: [], ask: [], deny: [], audit_log: '.toolhost/audit.jsonl' },
+    permissions: {
+      mode: 'ask',
+      allow: [],
+      ask: [],
+      deny: [],
+      audit_log: '.toolhost/audit.jsonl',
+      console_approvals: { enabled: true, timeout_ms: 120_000 },
+    },
     openai: { strict: false },
-    serve: { host: '127.0.0.1' },
+    serve: { host: '127.0.0.1', console: 'loopback' },
     mcp_servers: {},
   }
 }

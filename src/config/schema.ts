@@ -49,9 +49,10 @@ export const CONFIG_SCHEMA = section({
     ask: stringList,
     deny: stringList,
     audit_log: nonEmptyString,
+    console_approvals: section({ enabled: { type: 'boolean' }, timeout_ms: positiveInt }),
   }),
   openai: section({ strict: { type: 'boolean' } }),
-  serve: section({ host: nonEmptyString }),
+  serve: section({ host: nonEmptyString, console: { enum: ['loopback', 'always', 'off'] } }),
   mcp_servers: {
     type: 'object',
     propertyNames: { pattern: '^[A-Za-z0-9_-]{1,32}$' },

@@ -53,9 +53,10 @@ export interface ToolhostConfig {
     ask: string[]
     deny: string[]
     audit_log: string
+    console_approvals: { enabled: boolean; timeout_ms: number }
   }
   openai: { strict: boolean }
-  serve: { host: string }
+  serve: { host: string; console: 'loopback' | 'always' | 'off' }
   mcp_servers: Record<string, McpServerConfig>
 }
 

@@ -24,6 +24,17 @@ export function describeEvent(event: HostEvent): string {
       return `call ${event.id} progress: ${event.message}${event.progress === undefined ? '' : ` (${event.progress}${event.total === undefined ? '' : `/${event.total}`})`}`
     case 'log':
       return `call ${event.id} logged (${event.level}): ${event.message}`
+    case 'admitted':
+      return `call ${event.id} (${event.name}) admitted in batch ${event.batch}: ${event.footprint}${event.permission === 'ask' ? ', waits for an approval' : ''}`
+    case 'refused':
+      return `call ${event.id} (${event.name}) refused before scheduling: ${event.code}`
+    case 'approval':
+      return `call ${event.id} ${event.outcome}${event.code ? ` (${event.code})` : ''}`
+    default: {
+      // An event type this version does not know (a newer scheduler's): its type and call.
+      const other = event as { type: string; id?: unknown }
+      return `call ${String(other.id)} ${other.type}`
+    }
   }
 }
 

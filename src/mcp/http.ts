@@ -17,7 +17,10 @@ export interface HttpEndpoint {
 }
 
 /** Serves one path of the HTTP server (after the Host/Origin check). */
-export type HttpRoute = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void
+type HttpRoute = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void
+
+/** Routes served beside `/mcp`: resolves true when it handled the request. */
+export type ExtraRoutes = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024
 /** An HTTP session with no request for this long (and none open) is closed. */
@@ -38,7 +41,7 @@ export const SSE_RETRY_MS = 1000
  * @example
  * const endpoint = await serveHttp(host, sessions, { port: 8765, hostname: '127.0.0.1' })
  */
-export async function serveHttp(host: Host, sessions: McpSessions, options: { port: number; hostname: string; idleMs?: number; routes?: Record<string, HttpRoute> }): Promise<HttpEndpoint> {
+export async function serveHttp(host: Host, sessions: McpSessions, options: { port: number; hostname: string; idleMs?: number; routes?: ExtraRoutes }): Promise<HttpEndpoint> {
   const transports = new Map<string, StreamableHTTPServerTransport>()
   const negotiated = new Map<string, string>() // session -> protocol version agreed at initialize
   // A client that goes away without DELETE would leave its session in memory for good: sessions
@@ -103,7 +106,6 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
     await server.connect(transport)
     await transport.handleRequest(req, res, body)
   }
-  const routes = new Map<string, HttpRoute>([...Object.entries(options.routes ?? {}), ['/mcp', handleMcp]])
 
   let allowedHosts: Set<string> | undefined
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -112,9 +114,10 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
       return reply(res, 403, `refused: Host ${JSON.stringify(req.headers.host)} / Origin ${JSON.stringify(req.headers.origin)} is not this loopback server`)
     }
     const url = new URL(req.url ?? '/', 'http://localhost')
-    const route = routes.get(url.pathname)
-    if (!route) return reply(res, 404, 'not found: the MCP endpoint is /mcp')
-    await route(req, res)
+    if (url.pathname === '/mcp') return handleMcp(req, res)
+    // Other routes beside /mcp (the console), behind the same Host/Origin check.
+    if (options.routes && (await options.routes(req, res))) return
+    reply(res, 404, 'not found: the MCP endpoint is /mcp')
   }
 
   const http: HttpServer = createServer((req, res) => {
@@ -180,11 +183,11 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-function isLoopback(hostname: string): boolean {
+export function isLoopback(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '::1' || /^127\./.test(hostname)
 }
 
-function isLoopbackOrigin(origin: string | undefined): boolean {
+export function isLoopbackOrigin(origin: string | undefined): boolean {
   if (origin === undefined) return true // not a browser
   try {
     const { hostname } = new URL(origin)

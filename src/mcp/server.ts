@@ -5,6 +5,7 @@ import { toMcpCallResult } from '../adapters/mcp-definitions.js'
 import type { Host } from '../host.js'
 import { isLevelShown, listenToCall, mcpLevelOf, progressCounter, type McpLogLevel } from './call-events.js'
 import { serveResources } from './resources.js'
+import { isOpenTelemetryRegistered } from '../otel/detect.js'
 import { canElicit, McpSessions, PERSON_TOOLS } from './sessions.js'
 
 /** The name and version toolhost gives MCP clients. */
@@ -75,7 +76,13 @@ export function createMcpServer(host: Host, sessions: McpSessions): Server {
       send({ method: 'notifications/message', params: { level, logger: name, data: event.fields === undefined ? event.message : { message: event.message, ...event.fields } } })
     })
     try {
-      const [result] = await host.run([{ id, name, arguments: request.params.arguments ?? {} }], { signal: extra.signal })
+      const run = () => host.run([{ id, name, arguments: request.params.arguments ?? {} }], { signal: extra.signal })
+      // A client's trace context (W3C `traceparent` in `_meta`) parents the call's span; the
+      // OpenTelemetry API is loaded only when a client sends one and an SDK is registered.
+      const meta = request.params._meta
+      const [result] = typeof meta?.traceparent === 'string' && isOpenTelemetryRegistered()
+        ? await (await import('../otel/remote-parent.js')).withRemoteParent(meta, run)
+        : await run()
       sessions.noteResult(result!)
       return toMcpCallResult(result!)
     } finally {

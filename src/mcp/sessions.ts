@@ -38,6 +38,16 @@ export class McpSessions {
     return this.#servers.size
   }
 
+  /** The connected clients as they named themselves, whether they can be asked, and their calls running now. */
+  describe(): Array<{ name: string; version: string; elicitation: boolean; calls: number }> {
+    return [...this.#servers].map((server) => {
+      const info = server.getClientVersion()
+      let calls = 0
+      for (const owner of this.#callOwners.values()) if (owner.server === server) calls++
+      return { name: info?.name ?? '(not initialised)', version: info?.version ?? '', elicitation: canElicit(server), calls }
+    })
+  }
+
   /**
    * Records that call `id` came from `server` in its request `requestId` (questions about the call
    * travel with that request, on its stream); returns a function that forgets it.
@@ -131,7 +141,8 @@ export class McpSessions {
   async #approveOne(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
     const owner = this.#ownerOf(request.callId)
     if (!owner || !canElicit(owner.server)) {
-      return { decision: 'deny', message: `${request.tool} needs approval (${request.reason}) and this MCP client cannot be asked (no elicitation capability); change permissions in config.yaml to allow it`, by: 'mcp-no-elicitation' }
+      // Unasked, not denied: a console that is open answers instead (PermissionGate.attachStandby).
+      return { decision: 'unasked', message: `it needs approval (${request.reason}) and this MCP client cannot be asked (no elicitation capability); change permissions in config.yaml to allow it`, by: 'mcp-no-elicitation' }
     }
     try {
       const result = await owner.server.elicitInput(

@@ -18,13 +18,17 @@ export interface ApprovalRequest {
 
 /**
  * A person's answer to one request. `allow-session` also allows later calls of the same tool with
- * the same subject (paths, command or arguments) for the life of the host. `by` names who answered,
- * for the audit log (`terminal`, `--yes`, `mcp-elicitation`, …).
+ * the same subject (paths, command or arguments) for the life of the host. `unasked` says no one
+ * could be asked (an MCP client without elicitation): a standby approver such as the console is
+ * asked next, and without one the call is denied, its `message` (a clause, e.g. "it needs approval
+ * and this client cannot be asked") saying why. `by` names who answered, for the audit log
+ * (`terminal`, `--yes`, `mcp-elicitation`, `console`, …).
  */
 export type ApprovalAnswer =
   | { decision: 'allow-once'; by?: string }
   | { decision: 'allow-session'; by?: string }
   | { decision: 'deny'; message?: string; by?: string }
+  | { decision: 'unasked'; message?: string; by?: string }
 
 /**
  * Asks a person about every call of a batch that needs asking, all at once, before any of them runs;
@@ -36,6 +40,40 @@ export type ApprovalAnswer =
  * const host = await createHost({ approve })
  */
 export type ApproveHandler = (requests: readonly ApprovalRequest[], signal: AbortSignal) => Promise<readonly ApprovalAnswer[]>
+
+/**
+ * An approver that can answer only while someone is there: the console while a page of it is
+ * open. The permission gate asks it about the requests the host's own approver left `unasked`, or
+ * about every request when the host has no approver, and only while `isPresent()` is true.
+ *
+ * @example
+ * const standby: StandbyApprover = { isPresent: () => pagesOpen > 0, approve: askInTheBrowser }
+ * const detach = gate.attachStandby(standby)
+ */
+export interface StandbyApprover {
+  isPresent(): boolean
+  approve: ApproveHandler
+}
+
+/**
+ * The host's approver first (when there is one), then `standby` for the requests it left
+ * `unasked`, if someone is there to answer; what is still unasked stays so (and is denied).
+ *
+ * @example
+ * const approve = withStandby(sessions.approve, consoleApprovals)
+ */
+export function withStandby(first: ApproveHandler | undefined, standby: StandbyApprover): ApproveHandler {
+  return async (requests, signal) => {
+    const given = first ? await first(requests, signal) : requests.map((): ApprovalAnswer => ({ decision: 'unasked' }))
+    if (!Array.isArray(given)) return given // malformed: the gate refuses every call of the batch
+    const answers = [...given] as ApprovalAnswer[]
+    const open = requests.flatMap((_, i) => (checkAnswer(answers[i])?.decision === 'unasked' ? [i] : []))
+    if (open.length === 0 || !standby.isPresent()) return answers
+    const more = await standby.approve(open.map((i) => requests[i]!), signal)
+    open.forEach((i, k) => (answers[i] = (Array.isArray(more) ? more[k] : undefined) as ApprovalAnswer))
+    return answers
+  }
+}
 
 /**
  * Approves every request once (what the CLI's `--yes` does).
@@ -74,7 +112,7 @@ export function checkAnswer(value: unknown): ApprovalAnswer | undefined {
   const { decision, message, by } = value as Record<string, unknown>
   const who = typeof by === 'string' && by !== '' ? { by } : {}
   if (decision === 'allow-once' || decision === 'allow-session') return { decision, ...who }
-  if (decision === 'deny') return { decision, ...(typeof message === 'string' && message.trim() !== '' ? { message: message.trim() } : {}), ...who }
+  if (decision === 'deny' || decision === 'unasked') return { decision, ...(typeof message === 'string' && message.trim() !== '' ? { message: message.trim() } : {}), ...who }
   return undefined
 }
 

@@ -6,7 +6,7 @@ import { bindAsker } from '../dispatch/call-context.js'
 import { isCaseInsensitiveFs } from '../paths.js'
 import { describeSchemaErrors } from '../schema.js'
 import type { Logger, PermissionResult, ToolContext, ToolError } from '../types.js'
-import { checkAnswer, noApproverMessage, personDeniedMessage, SessionApprovals, suggestRule, type ApprovalAnswer, type ApprovalRequest, type ApproveHandler } from './approvals.js'
+import { checkAnswer, noApproverMessage, personDeniedMessage, SessionApprovals, suggestRule, withStandby, type ApprovalAnswer, type ApprovalRequest, type ApproveHandler, type StandbyApprover } from './approvals.js'
 import { AuditLog, type AuditEntry } from './audit.js'
 import { abbreviate } from './canonical-json.js'
 import { decidePermission, type PermissionDecision } from './decide.js'
@@ -55,6 +55,7 @@ export class PermissionGate implements Authoriser {
   readonly rules: PermissionRules
   readonly audit: AuditLog
   readonly #approve: ApproveHandler | undefined
+  #standby: StandbyApprover | undefined
   readonly #caseInsensitive: boolean
   readonly #session = new SessionApprovals()
   readonly #closing = new AbortController()
@@ -108,10 +109,10 @@ export class PermissionGate implements Authoriser {
       else asking.push({ k, judged: j })
     }
     if (asking.length === 0) return decisions
-    const approve = this.#approve
+    const approve = this.#approverNow()
     if (!approve) {
       for (const { k, judged: j } of asking) {
-        const message = noApproverMessage(j.item.tool.name, j.decision.reason, suggestRule(j.item.tool.name, j.subject()), modesThatRun(j))
+        const message = this.#consoleHint(noApproverMessage(j.item.tool.name, j.decision.reason, suggestRule(j.item.tool.name, j.subject()), modesThatRun(j)))
         this.audit.recordDeferred(new DecisionRecord(j, this.mode, { decision: 'deny', by: 'no-approver', reason: message }))
         decisions[k] = { run: false, error: { code: 'E_DENIED', message } }
       }
@@ -145,9 +146,21 @@ export class PermissionGate implements Authoriser {
     return judged.map((j): PermissionPreview => {
       if (!(j instanceof JudgedCall)) return { outcome: 'deny', by: 'tool', reason: j.refused.message }
       const { outcome, by, reason } = j.decision
-      if (outcome === 'ask' && !this.#approve) return { outcome: 'deny', by: 'no-approver', reason: `${reason}; no one can be asked here, so it would be denied` }
+      if (outcome === 'ask' && !this.#approve && !this.#standby?.isPresent()) return { outcome: 'deny', by: 'no-approver', reason: `${reason}; no one can be asked here, so it would be denied` }
       return { outcome, by, reason }
     })
+  }
+
+  /**
+   * Adds an approver asked when no one else can be (the console, while a page is open): about the
+   * requests the host's approver answers `unasked`, or about all when the host has none. One at a
+   * time; returns the function that removes it.
+   */
+  attachStandby(approver: StandbyApprover): () => void {
+    this.#standby = approver
+    return () => {
+      if (this.#standby === approver) this.#standby = undefined
+    }
   }
 
   /**
@@ -243,6 +256,19 @@ export class PermissionGate implements Authoriser {
     return { code: 'E_ARGS_INVALID', message: `${prefix}: ${describeSchemaErrors(entry.validate.errors, updated).join('; ')}; ${suffix}` }
   }
 
+  // The approver for calls that ask: the host's, then the standby for what it leaves unasked.
+  #approverNow(): ApproveHandler | undefined {
+    const standby = this.#standby
+    if (!standby) return this.#approve
+    if (this.#approve) return withStandby(this.#approve, standby)
+    return standby.isPresent() ? withStandby(undefined, standby) : undefined
+  }
+
+  // A console could have answered had a page been open: say so, so the user knows where to look.
+  #consoleHint(message: string): string {
+    return this.#standby !== undefined && !this.#standby.isPresent() ? `${message}; or the user can approve such calls in toolhost's console while a page of it is open` : message
+  }
+
   #settle(j: JudgedCall, outcome: ApprovalAnswer | string | undefined): ToolError | undefined {
     const tool = j.item.tool.name
     if (typeof outcome === 'string' || outcome === undefined) {
@@ -252,6 +278,12 @@ export class PermissionGate implements Authoriser {
       return { code: 'E_DENIED', message }
     }
     const answeredBy = outcome.by === undefined ? {} : { answeredBy: outcome.by }
+    if (outcome.decision === 'unasked') {
+      // No one could be asked (and no standby answered): denied as when the host has no approver.
+      const message = this.#consoleHint(outcome.message === undefined ? noApproverMessage(tool, j.decision.reason, suggestRule(tool, j.subject()), modesThatRun(j)) : `${tool} did not run: ${outcome.message}`)
+      this.audit.recordDeferred(new DecisionRecord(j, this.mode, { decision: 'deny', by: 'no-approver', reason: message, ...answeredBy }))
+      return { code: 'E_DENIED', message }
+    }
     if (outcome.decision === 'deny') {
       const message = personDeniedMessage(tool, outcome.message)
       this.audit.recordDeferred(new DecisionRecord(j, this.mode, { decision: 'deny', by: 'person', reason: message, ...answeredBy }))

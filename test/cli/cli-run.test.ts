@@ -9,7 +9,9 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
+import type { TraceDocument } from '../../src/observe/trace-file.js'
 import type { ToolResult } from '../../src/types.js'
+import { checkTrace } from '../observe/trace-checks.js'
 
 // Up to nine CLI processes start together; each loads tsx, which takes seconds on a busy machine.
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 })
@@ -91,6 +93,7 @@ const launch = {
   shape: (i: number) => once(`shape${i}`, () => ({ args: ['run', writeBatch(`batch-${i}.json`, SHAPES[i]![1]), '--json', '--trace'], root: workspace() })),
   serial: () => once('serial', () => ({ args: ['run', writeBatch('serial.json', serialDocument), '--json', '--trace', '--mode', 'serial'], root: workspace() })),
   trace: () => once('trace', () => ({ args: ['run', writeBatch('trace.json', openai), '--trace'], root: workspace() })),
+  traceFile: () => once('traceFile', () => ({ args: ['run', writeBatch('trace-file.json', openai), '--trace-file', path.join(base, 'out', 'batch.trace.json')], root: workspace() })),
   explain: () => once('explain', () => ({ args: ['explain', writeBatch('explain.json', anthropic)], root: workspace() })),
   explainJson: () => once('explainJson', () => ({ args: ['explain', writeBatch('explain-p.json', openai), '--json', '--mode', 'partition'], root: workspace() })),
 }
@@ -99,6 +102,7 @@ beforeAll(() => {
   SHAPES.forEach((_, i) => void launch.shape(i))
   void launch.serial()
   void launch.trace()
+  void launch.traceFile()
   void launch.explain()
   void launch.explainJson()
 })
@@ -150,6 +154,21 @@ describe('toolhost run --json --trace', () => {
     for (const c of BATCH) expect(timeline).toMatch(new RegExp(`^${c.id} +${c.name} +\\|[ █]+\\| [\\d.]+–[\\d.]+ ms  ok$`, 'm'))
     expect(timeline).toMatch(/waited for w1: reads a\/x\.txt, which w1 writes too/)
     expect(timeline).toMatch(/waited for r3: writes a\/x\.txt, which r3 reads \(a\)/)
+  })
+})
+
+describe('toolhost run --trace-file', () => {
+  test('writes the batch as a Chrome trace: a slice per call on non-overlapping worker lanes, a flow per wait', async () => {
+    const { code, stderr } = await launch.traceFile()
+    expect(stderr).not.toMatch(/internal error/)
+    expect(code).toBe(0)
+    const doc = JSON.parse(readFileSync(path.join(base, 'out', 'batch.trace.json'), 'utf8')) as TraceDocument
+    const facts = checkTrace(doc, BATCH.map((c) => c.id))
+    // Exactly the batch's waits: each conflict of a call with an earlier one it waited for.
+    expect(facts.flows.map(([from, to]) => `${from}->${to}`).sort()).toEqual(CONFLICTS.map(([a, b]) => `${a}->${b}`).sort())
+    expect(facts.laneNames.size).toBeGreaterThanOrEqual(2) // w1 ran beside r2 and n1
+    expect(facts.slices.get('w1')!.name).toBe('write_text')
+    expect(doc.otherData).toMatchObject({ generator: 'toolhost', mode: 'graph' })
   })
 })
 

@@ -1,0 +1,301 @@
+import type { HostEvent } from '../host-types.js'
+import { LaneAllocator } from './lanes.js'
+
+/**
+ * Where a call is: refused before scheduling, waiting for a person, for earlier calls, or for a rate
+ * slot, ready (waiting for a worker), running, or done.
+ */
+export type CallState = 'refused' | 'approval' | 'waiting' | 'rate' | 'ready' | 'running' | 'done'
+
+/** One wait of a call: the earlier call, why, and whether that call has released its reservations. */
+export interface RecordedWait {
+  id: string
+  reason: string
+  done: boolean
+}
+
+/**
+ * One call as the host's events tell it, on the host's clock (ms). The same facts `run --trace`
+ * shows, plus the worker lane it ran on.
+ */
+export interface CallRecord {
+  /** Unique per timeline (call ids may repeat across batches). */
+  key: number
+  id: string
+  name: string
+  batch: number
+  /** The scheduler's arrival number (absent for a call refused before scheduling). */
+  seq: number | undefined
+  footprint: string | undefined
+  state: CallState
+  queuedAt: number | undefined
+  startedAt: number | undefined
+  finishedAt: number | undefined
+  releasedAt: number | undefined
+  lane: number | undefined
+  waits: RecordedWait[]
+  approval: 'asked' | 'approved' | 'denied' | undefined
+  ok: boolean | undefined
+  code: string | undefined
+  /** Why it was refused before scheduling. */
+  message: string | undefined
+  /**
+   * The worker pool's waits, from the scheduler's `waiting-worker` (the calls holding every worker)
+   * and `waiting-rate` (the rate-limit group) events, when it sends them; `last` is the latest.
+   */
+  pool: { worker?: string[]; rate?: string; last: 'worker' | 'rate' } | undefined
+  /** The last progress message. */
+  progress: string | undefined
+  abandoned: boolean
+  /** Events of types this version does not know (a newer scheduler's), as text, latest last. */
+  notes: { type: string; at: number | undefined; text: string }[]
+}
+
+export interface CallTimelineOptions {
+  /** Keep at most this many finished calls (the oldest go first); running ones are always kept. */
+  limit?: number
+  /** Called synchronously for every event that touched a call (so a listener sees the caller's context on 'admitted'). */
+  onUpdate?: (record: CallRecord, event: HostEvent) => void
+}
+
+const MAX_NOTES = 10
+
+/**
+ * Builds call records from a host's events (`host.onEvent`): one per call, with its tool, batch,
+ * waits (and which of them are over), approval, worker lane and outcome. Shared by the console,
+ * the trace file and OpenTelemetry, so each reads the same facts. Events of unknown types are kept
+ * as notes on their call, never an error.
+ *
+ * @example
+ * const timeline = new CallTimeline()
+ * const stop = host.onEvent((event) => timeline.observe(event))
+ * await host.run(calls)
+ * timeline.records() // [{ id: 'c1', name: 'read_file', lane: 0, state: 'done', ... }, ...]
+ */
+export class CallTimeline {
+  readonly #limit: number
+  readonly #onUpdate: ((record: CallRecord, event: HostEvent) => void) | undefined
+  readonly #lanes = new LaneAllocator()
+  // By key, in the order calls came (a Map: dropping one is O(1)).
+  readonly #records = new Map<number, CallRecord>()
+  #done = 0
+  #unblocked: CallRecord[] = []
+  #keys = 0
+  readonly #bySeq = new Map<number, CallRecord>()
+  // The latest record of each call id (events without a seq name the call by id).
+  readonly #byId = new Map<string, CallRecord>()
+  // Admitted calls whose 'queued' event (which brings the seq) has not come yet, by id, in order.
+  readonly #admitted = new Map<string, CallRecord[]>()
+  // Calls waiting for a call (by its record), to mark the wait done when it releases.
+  readonly #waiters = new Map<CallRecord, CallRecord[]>()
+
+  constructor(options: CallTimelineOptions = {}) {
+    this.#limit = options.limit ?? Number.POSITIVE_INFINITY
+    this.#onUpdate = options.onUpdate
+  }
+
+  /** Every call kept, in the order the host admitted or refused them. */
+  records(): CallRecord[] {
+    return [...this.#records.values()]
+  }
+
+  /** The most worker lanes used at once. */
+  get peakLanes(): number {
+    return this.#lanes.peak
+  }
+
+  /** Takes one host event into the records; returns the call it touched, if any. */
+  observe(event: HostEvent): CallRecord | undefined {
+    const record = this.#apply(event)
+    if (record) this.#onUpdate?.(record, event)
+    // A release also changes the calls that waited for it (their wait is over).
+    if (this.#unblocked.length > 0) {
+      const unblocked = this.#unblocked
+      this.#unblocked = []
+      for (const waiter of unblocked) this.#onUpdate?.(waiter, event)
+    }
+    return record
+  }
+
+  #apply(event: HostEvent): CallRecord | undefined {
+    switch (event.type) {
+      case 'admitted': {
+        const record = this.#create(event.id, event.name, event.batch)
+        record.footprint = event.footprint
+        if (event.permission === 'ask') record.approval = 'asked'
+        record.state = stateOf(record)
+        const queue = this.#admitted.get(event.id)
+        if (queue) queue.push(record)
+        else this.#admitted.set(event.id, [record])
+        return record
+      }
+      case 'refused': {
+        const record = this.#create(event.id, event.name, event.batch)
+        Object.assign(record, { state: 'refused', ok: false, code: event.code, message: event.message, finishedAt: event.at })
+        this.#finishRecord(record)
+        return record
+      }
+      case 'queued': {
+        const queue = this.#admitted.get(event.id)
+        const record = queue?.shift()
+        if (queue?.length === 0) this.#admitted.delete(event.id)
+        if (!record) return undefined // scheduled before this timeline listened
+        record.seq = event.seq
+        record.queuedAt = event.at
+        this.#bySeq.set(event.seq, record)
+        return record
+      }
+      case 'approval': {
+        const record = this.#byId.get(event.id)
+        if (!record) return undefined
+        record.approval = event.outcome
+        return this.#restate(record)
+      }
+      case 'progress': {
+        const record = this.#byId.get(event.id)
+        if (!record) return undefined
+        record.progress = event.message
+        return record
+      }
+      default:
+        return this.#applyScheduling(event)
+    }
+  }
+
+  #applyScheduling(event: HostEvent): CallRecord | undefined {
+    const seq = (event as { seq?: unknown }).seq
+    const record = typeof seq === 'number' ? this.#bySeq.get(seq) : this.#byId.get(String((event as { id?: unknown }).id))
+    if (!record) return undefined
+    switch (event.type) {
+      case 'waiting':
+        for (const wait of event.on) {
+          const earlier = this.#byId.get(wait.id)
+          const done = earlier === undefined || earlier.releasedAt !== undefined
+          record.waits.push({ id: wait.id, reason: wait.reason, done })
+          if (!done) {
+            const list = this.#waiters.get(earlier)
+            if (list) list.push(record)
+            else this.#waiters.set(earlier, [record])
+          }
+        }
+        return this.#restate(record)
+      case 'started':
+        record.startedAt = event.at
+        record.lane = this.#lanes.take()
+        return this.#restate(record)
+      case 'finished':
+        record.finishedAt = event.at
+        record.ok = event.ok
+        record.code = event.code
+        return this.#restate(record)
+      case 'released':
+        record.releasedAt = event.at
+        record.abandoned = event.abandoned
+        record.finishedAt ??= event.at
+        if (record.lane !== undefined) this.#lanes.free(record.lane)
+        this.#releaseWaiters(record)
+        this.#bySeq.delete(record.seq!)
+        this.#restate(record)
+        this.#finishRecord(record)
+        return record
+      default: {
+        const type = String((event as { type: unknown }).type)
+        const fields = event as unknown as Record<string, unknown>
+        // The pool's waits (the scheduling engineer's events), read structurally.
+        if (type === 'waiting-worker' || type === 'waiting-rate') {
+          const pool = (record.pool ??= { last: 'worker' })
+          if (type === 'waiting-worker') {
+            pool.worker = Array.isArray(fields.behind) ? fields.behind.map(String) : []
+            pool.last = 'worker'
+          } else {
+            pool.rate = `${String(fields.group)}${fields.limit === undefined ? '' : ` (${JSON.stringify(fields.limit)})`}`
+            pool.last = 'rate'
+          }
+          return this.#restate(record)
+        }
+        // Any other event type this version does not know: kept as a note.
+        const at = (event as { at?: unknown }).at
+        record.notes.push({ type, at: typeof at === 'number' ? at : undefined, text: describeUnknown(event as unknown as Record<string, unknown>) })
+        if (record.notes.length > MAX_NOTES) record.notes.shift()
+        return record
+      }
+    }
+  }
+
+  #create(id: string, name: string, batch: number): CallRecord {
+    const record: CallRecord = {
+      key: ++this.#keys, id, name, batch, seq: undefined, footprint: undefined, state: 'ready',
+      queuedAt: undefined, startedAt: undefined, finishedAt: undefined, releasedAt: undefined, lane: undefined,
+      waits: [], approval: undefined, ok: undefined, code: undefined, message: undefined, pool: undefined, progress: undefined, abandoned: false, notes: [],
+    }
+    this.#records.set(record.key, record)
+    this.#byId.set(id, record)
+    return record
+  }
+
+  #releaseWaiters(record: CallRecord): void {
+    const waiters = this.#waiters.get(record)
+    if (!waiters) return
+    this.#waiters.delete(record)
+    for (const waiter of waiters) {
+      for (const wait of waiter.waits) if (wait.id === record.id) wait.done = true
+      this.#restate(waiter)
+      this.#unblocked.push(waiter)
+    }
+  }
+
+  #restate(record: CallRecord): CallRecord {
+    record.state = stateOf(record)
+    return record
+  }
+
+  // A call is over (released or refused). With limit 0 it is forgotten at once; otherwise the
+  // oldest finished calls go once there are too many. The scan from the oldest runs only when it
+  // drops at least as many calls as are still running and a quarter of the limit, so its cost
+  // per call stays constant however many calls are in flight.
+  #finishRecord(record: CallRecord): void {
+    if (this.#limit === 0) return this.#forget(record)
+    this.#done++
+    const active = this.#records.size - this.#done
+    if (this.#done - this.#limit < Math.max(16, this.#limit / 4, active)) return
+    let excess = this.#done - this.#limit
+    for (const r of this.#records.values()) {
+      if (excess === 0) break
+      if (r.state !== 'refused' && r.releasedAt === undefined) continue
+      this.#forget(r)
+      this.#done--
+      excess--
+    }
+  }
+
+  #forget(record: CallRecord): void {
+    this.#records.delete(record.key)
+    if (this.#byId.get(record.id) === record) this.#byId.delete(record.id)
+  }
+}
+
+/** A record's state from its facts. */
+export function stateOf(record: CallRecord): CallState {
+  if (record.state === 'refused') return 'refused'
+  if (record.finishedAt !== undefined) return 'done'
+  if (record.startedAt !== undefined) return 'running'
+  if (record.approval === 'asked') return 'approval'
+  if (record.waits.some((w) => !w.done)) return 'waiting'
+  return record.pool?.last === 'rate' ? 'rate' : 'ready'
+}
+
+// An unknown event as "field value, …" (its type, call and clock are shown apart).
+function describeUnknown(event: Record<string, unknown>): string {
+  const parts: string[] = []
+  for (const [key, value] of Object.entries(event)) {
+    if (key === 'type' || key === 'id' || key === 'seq' || key === 'at') continue
+    if (Array.isArray(value)) {
+      parts.push(`${key} ${value.map((v) => (typeof v === 'object' && v !== null && 'id' in v ? `${String(v.id)}${'reason' in v ? ` (${String(v.reason)})` : ''}` : String(v))).join(', ')}`)
+    } else if (typeof value === 'object' && value !== null) {
+      parts.push(`${key} ${JSON.stringify(value).slice(0, 200)}`)
+    } else {
+      parts.push(`${key} ${String(value)}`)
+    }
+  }
+  return parts.join('; ')
+}

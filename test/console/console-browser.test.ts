@@ -1,0 +1,166 @@
+/**
+ * The console in a real browser: Debian's Chromium (/usr/bin/chromium) driven by playwright-core.
+ * One browser and one host for the file. Handlers wait on deferred gates and the page is read
+ * with Playwright's auto-waiting locators, so nothing here sleeps. Screenshots of the main views go
+ * to test-artifacts/console/ (gitignored).
+ */
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { attachConsole, type AttachedConsole } from '../../src/console/index.js'
+import { createDeferred, type Deferred } from '../../src/dispatch/deferred.js'
+import { createHost, defineTool, registry, type Host } from '../../src/index.js'
+import { silentLogger } from '../../src/logger.js'
+
+const CHROMIUM = '/usr/bin/chromium'
+const ARTIFACTS = path.resolve(import.meta.dirname, '../../test-artifacts/console')
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+
+const gates = new Map<string, Deferred<void>>()
+const gate = (name: string): Deferred<void> => {
+  let g = gates.get(name)
+  if (!g) gates.set(name, (g = createDeferred<void>()))
+  return g
+}
+
+let root: string
+let profile: string
+let host: Host
+let hostConsole: AttachedConsole
+let context: BrowserContext
+let page: Page
+const pageProblems: string[] = []
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium; .ci/run does it)`)
+  mkdirSync(ARTIFACTS, { recursive: true })
+  root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolhost-browser-')))
+  profile = mkdtempSync(path.join(os.tmpdir(), 'toolhost-chromium-'))
+  const pathArgs = { type: 'object', properties: { path: { type: 'string' }, gate: { type: 'string' } }, required: ['path'], additionalProperties: false } as const
+  registry.register(defineTool({ name: 'hold_write', description: 'Writes once its gate opens.', parameters: pathArgs, pathScoped: true, handler: async (args) => { if (args.gate) await gate(args.gate).promise; return 'wrote' } }))
+  registry.register(defineTool({ name: 'hold_read', description: 'Reads once its gate opens.', parameters: pathArgs, pathScoped: true, readOnly: () => true, handler: async (args) => { if (args.gate) await gate(args.gate).promise; return 'read' } }))
+  registry.register(defineTool({ name: 'needs_key', description: 'Hidden without a key.', parameters: { type: 'object' }, requiresEnv: ['TOOLHOST_TEST_NO_SUCH_KEY'], handler: () => 'never' }))
+  // Writes under batch/ are allowed; any other write asks, and no approver is set: only the console can answer.
+  host = await createHost({ root, loadPlugins: false, log: silentLogger, env: {}, config: { env_file: '', dispatch: { max_workers: 4 }, permissions: { mode: 'ask', allow: ['hold_write(batch/**)'] } } })
+  hostConsole = await attachConsole(host)
+  context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1366, height: 900 } })
+  page = context.pages()[0] ?? (await context.newPage())
+  page.setDefaultTimeout(15_000)
+  page.on('pageerror', (error) => pageProblems.push(`page error: ${error.message}`))
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !/status of 401/.test(message.text())) pageProblems.push(`console error: ${message.text()}`)
+  })
+}, 60_000)
+
+afterAll(async () => {
+  for (const g of gates.values()) g.resolve()
+  await context?.close()
+  await host?.close()
+  registry.clear()
+  if (root) rmSync(root, { recursive: true, force: true })
+  if (profile) rmSync(profile, { recursive: true, force: true })
+})
+
+const shot = (name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true })
+
+describe('the console in Chromium', { timeout: 60_000 }, () => {
+  test('opens with its token, drops the token from the address, and goes live', async () => {
+    const response = await page.goto(hostConsole.url)
+    expect(response?.status()).toBe(200)
+    expect(new URL(page.url()).search).toBe('') // redirected to / without ?token=
+    await page.locator('#connection[data-state="live"]').waitFor()
+    await page.locator('#tool-table tr[data-tool="needs_key"]', { hasText: 'hidden: missing env var TOOLHOST_TEST_NO_SUCH_KEY' }).waitFor()
+    await page.locator('#limit-list dd', { hasText: 'ask' }).first().waitFor()
+  })
+
+  test('a batch: bars appear on worker lanes, a call waiting for another is marked as waiting and says why', async () => {
+    const run = host.run([
+      { id: 'w1', name: 'hold_write', arguments: { path: 'batch/a.txt', gate: 'w1' } },
+      { id: 'r1', name: 'hold_read', arguments: { path: 'batch/a.txt' } },
+      { id: 'r2', name: 'hold_read', arguments: { path: 'batch/b.txt', gate: 'r2' } },
+    ])
+    await page.locator('.bar[data-call="w1"][data-state="running"]').waitFor()
+    await page.locator('.bar[data-call="r2"][data-state="running"]').waitFor()
+    const waiting = page.locator('.bar[data-call="r1"][data-state="waiting"]')
+    await waiting.waitFor()
+    expect(await waiting.getAttribute('aria-label')).toMatch(/waits for w1: reads batch\/a\.txt, which w1 writes too/)
+    await page.locator('#calls tr[data-call="r1"][data-state="waiting"]', { hasText: 'w1 (reads batch/a.txt, which w1 writes too) — still waiting' }).waitFor()
+    await shot('timeline-running')
+    gate('w1').resolve()
+    gate('r2').resolve()
+    await run
+    for (const id of ['w1', 'r1', 'r2']) await page.locator(`.bar[data-call="${id}"][data-state="done"]`).waitFor()
+    // Keyboard: a bar is a button; Enter shows the call's details, waits included.
+    await page.locator('.bar[data-call="r1"]').focus()
+    await page.keyboard.press('Enter')
+    await page.locator('#call-detail dd', { hasText: 'w1 (reads batch/a.txt, which w1 writes too)' }).waitFor()
+    await shot('timeline-done')
+  })
+
+  test('approve a call from the console (keyboard) and see it run', async () => {
+    const run = host.run([{ id: 'ask1', name: 'hold_write', arguments: { path: 'elsewhere/x.txt' } }])
+    const item = page.locator('#approval-list li[data-call="ask1"]')
+    await item.waitFor()
+    await item.locator('.subject', { hasText: 'elsewhere/x.txt' }).waitFor()
+    await page.locator('.bar[data-call="ask1"][data-state="approval"]').waitFor()
+    await shot('approval-waiting')
+    await item.getByRole('button', { name: 'Approve', exact: true }).focus()
+    await page.keyboard.press('Enter')
+    const [result] = await run
+    expect(result).toMatchObject({ id: 'ask1', ok: true, content: 'wrote' })
+    await page.locator('.bar[data-call="ask1"][data-state="done"]').waitFor()
+    await item.waitFor({ state: 'detached' })
+    await page.locator('#approvals-empty:not([hidden])').waitFor()
+  })
+
+  test('deny a call from the console with a reason the model reads', async () => {
+    const run = host.run([{ id: 'ask2', name: 'hold_write', arguments: { path: 'elsewhere/y.txt' } }])
+    const item = page.locator('#approval-list li[data-call="ask2"]')
+    await item.waitFor()
+    await item.getByRole('textbox').fill('not in that folder')
+    await item.getByRole('button', { name: 'Deny' }).click()
+    const [result] = await run
+    expect(result).toMatchObject({ ok: false, error: { code: 'E_DENIED' } })
+    expect(result!.content).toMatch(/the user denied this call: not in that folder/)
+  })
+
+  test('a running process shows its live log; Kill ends it', async () => {
+    const processes = host.services.processes
+    const spawned = await processes.spawn('echo ready-to-die; sleep 60', { cwd: root })
+    try {
+      const row = page.locator(`#process-table tr[data-id="${spawned.id}"]`)
+      await row.locator('.status', { hasText: 'running' }).waitFor()
+      await row.getByRole('button', { name: 'Show log' }).click()
+      await page.locator('#process-tail', { hasText: 'ready-to-die' }).waitFor()
+      await shot('processes')
+      await row.getByRole('button', { name: `Kill ${spawned.id}` }).click()
+      await row.locator('.status', { hasText: /ended by SIG|exited/ }).waitFor()
+      expect((await processes.poll(spawned.id)).status).toBe('exited')
+    } finally {
+      if ((await processes.poll(spawned.id)).status === 'running') await processes.kill(spawned.id)
+    }
+  })
+
+  test('the page ran with no script error and no CSP violation', () => {
+    expect(pageProblems).toEqual([])
+  })
+
+  test('a wrong or missing token gets nothing: 401 for the page, the events and the actions', async () => {
+    await context.clearCookies()
+    const origin = new URL(hostConsole.url).origin
+    const wrong = await page.goto(`${origin}/?token=wrong-token-0000`)
+    expect(wrong?.status()).toBe(401)
+    expect(await page.locator('#approvals, #timeline, #processes').count()).toBe(0)
+    const missing = await page.goto(`${origin}/`)
+    expect(missing?.status()).toBe(401)
+    const statuses = await page.evaluate(async () => {
+      const events = await fetch('/console/events')
+      const action = await fetch('/console/api/approvals/a1', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"decision":"allow-once"}' })
+      const kill = await fetch('/console/api/processes/proc_x/kill', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+      return [events.status, action.status, kill.status]
+    })
+    expect(statuses).toEqual([401, 401, 401])
+  })
+})

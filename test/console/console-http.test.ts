@@ -1,0 +1,152 @@
+/**
+ * The console over HTTP (no browser): who gets in (token, cookie, CSRF, Host/Origin), and approvals
+ * answered from the console, timed out, or not offered when no console is open.
+ */
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { attachConsole, type AttachedConsole } from '../../src/console/index.js'
+import { createHost, defineTool, registry, type Host } from '../../src/index.js'
+import { silentLogger } from '../../src/logger.js'
+import { login, openEvents, request } from './console-kit.js'
+
+let root: string
+let host: Host | undefined
+let hostConsole: AttachedConsole | undefined
+
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolhost-console-')))
+  registry.register(defineTool({ name: 'write_note', description: 'Writes a note.', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false }, pathScoped: true, handler: () => 'wrote' }))
+})
+
+afterEach(async () => {
+  await host?.close()
+  host = undefined
+  hostConsole = undefined
+  registry.clear()
+  rmSync(root, { recursive: true, force: true })
+})
+
+async function start(permissions: Record<string, unknown> = { mode: 'ask' }): Promise<{ origin: string; url: string }> {
+  host = await createHost({ root, loadPlugins: false, log: silentLogger, config: { env_file: '', permissions } })
+  hostConsole = await attachConsole(host)
+  return { origin: new URL(hostConsole.url).origin, url: hostConsole.url }
+}
+
+const ACTION = '/console/api/approvals/a1'
+
+describe('who gets into the console', () => {
+  test('a wrong or missing token gets nothing: 401 for the page, its files, the events and the actions', async () => {
+    const { origin } = await start()
+    const page = await request(`${origin}/`)
+    expect(page.status).toBe(401)
+    expect(page.body).not.toMatch(/<script|approval|write_note/i)
+    expect((await request(`${origin}/?token=not-the-token`)).status).toBe(401)
+    expect((await request(`${origin}/?token=`)).status).toBe(401)
+    expect((await request(`${origin}/console/console.js`)).status).toBe(401)
+    expect((await request(`${origin}/console/events`)).status).toBe(401)
+    expect((await request(`${origin}/console/events`, { headers: { cookie: `toolhost-console-${new URL(origin).port}=forged` } })).status).toBe(401)
+    const post = await request(`${origin}${ACTION}`, { method: 'POST', headers: { 'content-type': 'application/json', origin }, body: '{"decision":"allow-once"}' })
+    expect(post.status).toBe(401)
+  })
+
+  test('the start-up token sets an HttpOnly SameSite=Strict cookie and redirects to drop the token from the address', async () => {
+    const { origin, url } = await start()
+    const reply = await request(url)
+    expect(reply.status).toBe(303)
+    expect(reply.headers.location).toBe('/')
+    const cookie = reply.headers['set-cookie']![0]!
+    expect(cookie).toMatch(new RegExp(`^toolhost-console-${new URL(origin).port}=[0-9a-f]{64}; HttpOnly; SameSite=Strict; Path=/$`))
+    expect(cookie).not.toContain(new URL(url).searchParams.get('token')!) // the session key is not the token
+    const page = await request(`${origin}/`, { headers: { cookie: cookie.split(';')[0]! } })
+    expect(page.status).toBe(200)
+    // A strict CSP, and no inline script: every <script> has a src of this server.
+    expect(page.headers['content-security-policy']).toMatch(/default-src 'none'; script-src 'self'; style-src 'self'/)
+    expect(page.headers['x-content-type-options']).toBe('nosniff')
+    const scripts = [...page.body.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)]
+    expect(scripts.length).toBeGreaterThan(0)
+    for (const [, attributes, body] of scripts) {
+      expect(attributes).toMatch(/src="\/console\/[a-z-]+\.js"/)
+      expect(body!.trim()).toBe('')
+    }
+    expect(page.body).not.toMatch(/\son[a-z]+=|style="/i)
+  })
+
+  test('an action needs this console\'s own origin and the CSRF token (403 otherwise); DNS-rebound Host names are refused', async () => {
+    const { origin, url } = await start()
+    const cookie = await login(url)
+    const events = await openEvents(origin, cookie)
+    const { csrf } = await events.next<{ csrf: string }>('snapshot')
+    const post = (headers: Record<string, string>) => request(`${origin}${ACTION}`, { method: 'POST', headers: { 'content-type': 'application/json', cookie, ...headers }, body: '{"decision":"allow-once"}' })
+    expect((await post({ origin })).status).toBe(403) // no CSRF header
+    expect((await post({ origin, 'x-toolhost-csrf': 'wrong' })).status).toBe(403)
+    expect((await post({ origin: 'http://127.0.0.1:1', 'x-toolhost-csrf': csrf })).status).toBe(403) // another local port: same site, not same origin
+    expect((await post({ origin: 'https://evil.example', 'x-toolhost-csrf': csrf })).status).toBe(403)
+    expect((await post({ origin, 'x-toolhost-csrf': csrf })).status).toBe(404) // allowed through; no such request is waiting
+    const rebound = await request(`${origin}/`, { headers: { host: `evil.example:${new URL(origin).port}`, cookie } })
+    expect(rebound.status).toBe(403)
+    events.close()
+  })
+})
+
+describe('a console nobody has open costs the host nothing', () => {
+  test('it listens only while a page is open: calls made before the first page are not recorded', async () => {
+    const { origin, url } = await start({ mode: 'bypass' })
+    await host!.run([{ id: 'before', name: 'write_note', arguments: { path: 'a.txt' } }])
+    const events = await openEvents(origin, await login(url))
+    const snapshot = await events.next<{ calls: Array<{ id: string }> }>('snapshot')
+    expect(snapshot.calls).toEqual([])
+    await host!.run([{ id: 'after', name: 'write_note', arguments: { path: 'a.txt' } }])
+    await events.next('calls', (d: { calls: Array<{ id: string; state: string }> }) => d.calls.some((c) => c.id === 'after' && c.state === 'done'))
+    events.close()
+  })
+})
+
+describe('approvals from the console', () => {
+  test('with a console open, a call that asks (no approver) waits for it; the decision runs the call and is audited as the console\'s', async () => {
+    const { origin, url } = await start()
+    const cookie = await login(url)
+    const events = await openEvents(origin, cookie)
+    const { csrf } = await events.next<{ csrf: string }>('snapshot')
+    const run = host!.run([{ id: 'w1', name: 'write_note', arguments: { path: 'notes/a.txt' } }])
+    const { approvals } = await events.next<{ approvals: Array<{ id: string; callId: string; tool: string; subject: string }> }>('approvals', (d) => d.approvals.length === 1)
+    expect(approvals[0]).toMatchObject({ callId: 'w1', tool: 'write_note', subject: 'notes/a.txt' })
+    const answer = await request(`${origin}/console/api/approvals/${approvals[0]!.id}`, { method: 'POST', headers: { 'content-type': 'application/json', cookie, origin, 'x-toolhost-csrf': csrf }, body: '{"decision":"allow-once"}' })
+    expect(answer.status).toBe(200)
+    const [result] = await run
+    expect(result).toMatchObject({ id: 'w1', ok: true, content: 'wrote' })
+    await events.next('calls', (d: { calls: Array<{ id: string; state: string; approval: string }> }) => d.calls.some((c) => c.id === 'w1' && c.state === 'done' && c.approval === 'approved'))
+    events.close()
+    await host!.close()
+    const audit = readFileSync(path.join(root, '.toolhost/audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
+    expect(audit.at(-1)).toMatchObject({ callId: 'w1', decision: 'allow-once', by: 'person', answeredBy: 'console' })
+  })
+
+  test('no one answers within permissions.console_approvals.timeout_ms: denied, and the message says so', async () => {
+    const { origin, url } = await start({ mode: 'ask', console_approvals: { enabled: true, timeout_ms: 150 } })
+    const events = await openEvents(origin, await login(url))
+    await events.next('snapshot')
+    const [result] = await host!.run([{ id: 'w1', name: 'write_note', arguments: { path: 'a.txt' } }])
+    expect(result).toMatchObject({ ok: false, error: { code: 'E_DENIED' } })
+    expect(result!.content).toMatch(/^write_note did not run: it needed approval \(.*\) and no one answered in the console within 0\.2 s \(permissions\.console_approvals\.timeout_ms\), so it was denied/)
+    events.close()
+  })
+
+  test('with no console open (or console approvals off), behaviour is as before: denied at once, no one to ask', async () => {
+    await start()
+    const [closed] = await host!.run([{ id: 'w1', name: 'write_note', arguments: { path: 'a.txt' } }])
+    expect(closed).toMatchObject({ ok: false, error: { code: 'E_DENIED' } })
+    expect(closed!.content).toMatch(/there is no one to ask.*; or the user can approve such calls in toolhost's console while a page of it is open$/)
+    await host!.close()
+
+    const off = await start({ mode: 'ask', console_approvals: { enabled: false, timeout_ms: 60_000 } })
+    const events = await openEvents(off.origin, await login(off.url))
+    const snapshot = await events.next<{ approvalsEnabled: boolean }>('snapshot')
+    expect(snapshot.approvalsEnabled).toBe(false)
+    const [result] = await host!.run([{ id: 'w2', name: 'write_note', arguments: { path: 'a.txt' } }])
+    expect(result!.content).toMatch(/there is no one to ask/)
+    events.close()
+    expect(existsSync(path.join(root, 'a.txt'))).toBe(false)
+  })
+})
