@@ -1,8 +1,9 @@
 /**
  * Streamable HTTP sessions are not kept for ever: a client that vanished without DELETE has its
- * session closed once it has been idle past the limit. Timer-based (a 150 ms idle limit).
+ * session closed once it has been idle past the limit. The sweep's timer and clock are faked, so
+ * the test does not depend on how busy the machine is.
  */
-import { afterEach, expect, test } from 'vitest'
+import { afterEach, expect, test, vi } from 'vitest'
 import { createHost, type Host } from '../../src/index.js'
 import { silentLogger } from '../../src/logger.js'
 import { serveHttp, type HttpEndpoint } from '../../src/mcp/http.js'
@@ -14,6 +15,7 @@ let host: Host | undefined
 let endpoint: HttpEndpoint | undefined
 
 afterEach(async () => {
+  vi.useRealTimers()
   await endpoint?.close()
   await host?.close()
   tmp.remove()
@@ -25,7 +27,8 @@ async function post(url: string, body: unknown, sessionId?: string): Promise<Res
   return fetch(url, { method: 'POST', headers: { ...headers, ...(sessionId ? { 'mcp-session-id': sessionId } : {}) }, body: JSON.stringify(body) })
 }
 
-test('an idle session is closed after the idle limit; an active one is kept (timer-based: 150 ms limit)', async () => {
+test('an idle session is closed after the idle limit; an active one is kept (150 ms limit, fake clock)', async () => {
+  vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] })
   host = await createHost({ root: tmp.dir, log: silentLogger, loadPlugins: false, config: { plugins: { dirs: [] }, env_file: '' } })
   endpoint = await serveHttp(host, new McpSessions(), { port: 0, hostname: '127.0.0.1', idleMs: 150 })
   const init = {
@@ -43,14 +46,16 @@ test('an idle session is closed after the idle limit; an active one is kept (tim
 
   // Active: a request every 50 ms keeps it.
   for (let i = 0; i < 5; i++) {
-    await new Promise((r) => setTimeout(r, 50))
+    vi.advanceTimersByTime(50)
     const listed = await post(endpoint.url, { jsonrpc: '2.0', id: 10 + i, method: 'tools/list' }, sessionId!)
     expect(listed.status).toBe(200)
     await listed.text()
   }
 
   // Idle past the limit: gone.
-  await new Promise((r) => setTimeout(r, 500))
+  vi.advanceTimersByTime(500)
+  // The sweep closes the transport asynchronously: let that settle.
+  await new Promise((r) => setImmediate(r))
   const late = await post(endpoint.url, { jsonrpc: '2.0', id: 99, method: 'tools/list' }, sessionId!)
   expect(late.status).toBe(404)
   expect(await late.text()).toMatch(/Session not found/)
