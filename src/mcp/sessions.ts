@@ -96,7 +96,7 @@ export class McpSessions {
   async #approveOne(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
     const server = this.#ownerOf(request.callId)
     if (!server || !canElicit(server)) {
-      return { decision: 'deny', message: `${request.tool} needs approval (${request.reason}) and this MCP client cannot be asked (no elicitation capability); change permissions in config.yaml to allow it`, by: 'mcp-no-elicitation' }
+      return { decision: 'cannot-ask', why: 'this MCP client cannot answer questions: it has no elicitation capability', by: 'mcp-no-elicitation' }
     }
     try {
       const result = await server.elicitInput(

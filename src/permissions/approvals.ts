@@ -18,13 +18,16 @@ export interface ApprovalRequest {
 
 /**
  * A person's answer to one request. `allow-session` also allows later calls of the same tool with
- * the same subject (paths, command or arguments) for the life of the host. `by` names who answered,
- * for the audit log (`terminal`, `--yes`, `mcp-elicitation`, …).
+ * the same subject (paths, command or arguments) for the life of the host. `cannot-ask` says no one
+ * could be asked (`why`: e.g. the MCP client cannot answer questions): the call is refused, and the
+ * result says nobody refused it and what would allow it. `by` names who answered, for the audit log
+ * (`terminal`, `--yes`, `mcp-elicitation`, …).
  */
 export type ApprovalAnswer =
   | { decision: 'allow-once'; by?: string }
   | { decision: 'allow-session'; by?: string }
   | { decision: 'deny'; message?: string; by?: string }
+  | { decision: 'cannot-ask'; why: string; by?: string }
 
 /**
  * Asks a person about every call of a batch that needs asking, all at once, before any of them runs;
@@ -71,9 +74,10 @@ export class SessionApprovals {
 /** An answer as the handler gave it, checked; anything else is undefined (and the call is denied). */
 export function checkAnswer(value: unknown): ApprovalAnswer | undefined {
   if (typeof value !== 'object' || value === null) return undefined
-  const { decision, message, by } = value as Record<string, unknown>
+  const { decision, message, by, why } = value as Record<string, unknown>
   const who = typeof by === 'string' && by !== '' ? { by } : {}
   if (decision === 'allow-once' || decision === 'allow-session') return { decision, ...who }
+  if (decision === 'cannot-ask') return { decision, why: typeof why === 'string' && why.trim() !== '' ? why.trim() : 'the approver could not reach anyone', ...who }
   if (decision === 'deny') return { decision, ...(typeof message === 'string' && message.trim() !== '' ? { message: message.trim() } : {}), ...who }
   return undefined
 }
@@ -87,19 +91,6 @@ export function suggestRule(tool: string, subject: CallSubject): string | undefi
   }
   if (subject.kind === 'command') return subject.hasSubstitution || subject.segments.length !== 1 ? undefined : `${tool}(${subject.command})`
   return subject.value.length <= 80 && !subject.value.startsWith('{') ? `${tool}(${subject.value})` : tool
-}
-
-/**
- * Why a call that needs asking was denied when there is no one to ask, and how to allow it: a rule,
- * a permission mode that runs it (`modes`), or `--yes`.
- */
-export function noApproverMessage(tool: string, reason: string, rule: string | undefined, modes: readonly string[]): string {
-  const ways = [
-    rule ? `add a rule such as permissions.allow: ["${rule}"] to config.yaml` : 'add an allow rule for it to config.yaml',
-    `choose a permission mode that runs it (--permission-mode ${modes.join(' or ')})`,
-    'or pass --yes to approve every call that asks',
-  ]
-  return `${tool} did not run: it needs approval (${reason}) and there is no one to ask. To allow it, the user can ${ways.join(', ')}`
 }
 
 /** What a denied call's result says when the person refused it. */

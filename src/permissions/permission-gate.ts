@@ -5,7 +5,8 @@ import type { Authoriser, AuthoriseDecision, AuthoriseItem, Host } from '../host
 import { isCaseInsensitiveFs } from '../paths.js'
 import { describeSchemaErrors } from '../schema.js'
 import type { Logger, PermissionResult, ToolContext, ToolError } from '../types.js'
-import { checkAnswer, noApproverMessage, personDeniedMessage, SessionApprovals, suggestRule, type ApprovalAnswer, type ApprovalRequest, type ApproveHandler } from './approvals.js'
+import { noOneToAskMessage, planModeMessage, type Audience } from '../messages.js'
+import { checkAnswer, personDeniedMessage, SessionApprovals, suggestRule, type ApprovalAnswer, type ApprovalRequest, type ApproveHandler } from './approvals.js'
 import { AuditLog, type AuditEntry } from './audit.js'
 import { abbreviate } from './canonical-json.js'
 import { decidePermission, type PermissionDecision } from './decide.js'
@@ -24,6 +25,8 @@ export interface PermissionGateOptions {
   /** Who approves calls that ask; without one they are denied with `E_DENIED`. */
   approve?: ApproveHandler | undefined
   log: Logger
+  /** Who reads denials, so they name the way out that reader can take (default `developer`). */
+  audience?: Audience | undefined
 }
 
 /** A call after the tool had its say and the permission system decided. */
@@ -54,6 +57,7 @@ export class PermissionGate implements Authoriser {
   readonly rules: PermissionRules
   readonly audit: AuditLog
   readonly #approve: ApproveHandler | undefined
+  readonly #audience: Audience
   readonly #caseInsensitive: boolean
   readonly #session = new SessionApprovals()
   readonly #closing = new AbortController()
@@ -71,6 +75,7 @@ export class PermissionGate implements Authoriser {
     this.mode = permissions.mode
     this.rules = parseRules(permissions, file)
     this.#approve = options.approve
+    this.#audience = options.audience ?? 'developer'
     this.#caseInsensitive = isCaseInsensitiveFs(options.root)
     this.#pathScoped = new Set(options.config.dispatch.path_scoped)
     this.audit = new AuditLog(path.resolve(options.root, permissions.audit_log), { root: options.root, onError: (error) => options.log.warn(error.message) })
@@ -103,14 +108,14 @@ export class PermissionGate implements Authoriser {
       const { decision } = j
       this.audit.recordDeferred(new DecisionRecord(j, this.mode, decision))
       if (decision.outcome === 'allow') decisions[k] = { run: true, args: j.args }
-      else if (decision.outcome === 'deny') decisions[k] = { run: false, error: { code: 'E_DENIED', message: denialMessage(j.item.tool.name, decision) } }
+      else if (decision.outcome === 'deny') decisions[k] = { run: false, error: { code: 'E_DENIED', message: denialMessage(j.item.tool.name, decision, this.mode === 'plan' ? this.#audience : undefined) } }
       else asking.push({ k, judged: j })
     }
     if (asking.length === 0) return decisions
     const approve = this.#approve
     if (!approve) {
       for (const { k, judged: j } of asking) {
-        const message = noApproverMessage(j.item.tool.name, j.decision.reason, suggestRule(j.item.tool.name, j.subject()), modesThatRun(j))
+        const message = this.#noOneToAsk(j)
         this.audit.recordDeferred(new DecisionRecord(j, this.mode, { decision: 'deny', by: 'no-approver', reason: message }))
         decisions[k] = { run: false, error: { code: 'E_DENIED', message } }
       }
@@ -251,6 +256,12 @@ export class PermissionGate implements Authoriser {
       return { code: 'E_DENIED', message }
     }
     const answeredBy = outcome.by === undefined ? {} : { answeredBy: outcome.by }
+    if (outcome.decision === 'cannot-ask') {
+      // Not a person's refusal: the approver could not reach anyone (e.g. an MCP client without elicitation).
+      const message = this.#noOneToAsk(j, outcome.why)
+      this.audit.recordDeferred(new DecisionRecord(j, this.mode, { decision: 'deny', by: 'no-approver', reason: message, ...answeredBy }))
+      return { code: 'E_DENIED', message }
+    }
     if (outcome.decision === 'deny') {
       const message = personDeniedMessage(tool, outcome.message)
       this.audit.recordDeferred(new DecisionRecord(j, this.mode, { decision: 'deny', by: 'person', reason: message, ...answeredBy }))
@@ -259,6 +270,11 @@ export class PermissionGate implements Authoriser {
     if (outcome.decision === 'allow-session') this.#session.remember(tool, j.keys())
     this.audit.recordDeferred(new DecisionRecord(j, this.mode, { decision: outcome.decision, by: 'person', reason: `the person answered ${outcome.decision}`, ...answeredBy }))
     return undefined
+  }
+
+  #noOneToAsk(j: JudgedCall, why?: string): string {
+    const tool = j.item.tool.name
+    return noOneToAskMessage({ tool, reason: j.decision.reason, rule: suggestRule(tool, j.subject()), modes: modesThatRun(j), why }, this.#audience)
   }
 
   #record(item: AuthoriseItem, args: Record<string, unknown>, subject: CallSubject | undefined, what: Pick<AuditEntry, 'decision' | 'by' | 'reason'> & Partial<Pick<AuditEntry, 'rule' | 'answeredBy'>>): void {
@@ -308,9 +324,10 @@ function modesThatRun(j: { decision: PermissionDecision; destructive: boolean; f
   return j.facts.edit ? ['accept-edits', 'auto', 'bypass'] : ['auto', 'bypass']
 }
 
-function denialMessage(tool: string, decision: PermissionDecision): string {
+// `planFor`: the reader of a plan-mode denial (the mode's own reason names the CLI's way out).
+function denialMessage(tool: string, decision: PermissionDecision, planFor: Audience | undefined): string {
   if (decision.by === 'rule') return `${tool} did not run: ${decision.reason}. Do not retry it; do something else, or ask the user to change the rule`
-  if (decision.by === 'mode') return decision.reason
+  if (decision.by === 'mode') return planFor ? planModeMessage(tool, planFor) : decision.reason
   return `${tool} did not run: ${decision.reason}`
 }
 
