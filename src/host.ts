@@ -21,7 +21,7 @@ import type { AnyTool, AskHandler, HostServices, Logger, OpenAIToolDefinition, S
 import type { Authoriser, AuthoriseDecision, AuthoriseItem, DefinitionsQuery, HostEvent, HostOptions, PlannedCall, RunOptions } from './host-types.js'
 import type { DispatchMode } from './config/types.js'
 import { PermissionGate } from './permissions/permission-gate.js'
-import { relativeToRoot, type Audience } from './messages.js'
+import { stripRootPath, type Audience } from './messages.js'
 import { toCalls } from './adapters/parse-batch.js'
 import type { ModelFormat } from './adapters/format.js'
 import { renderDefinitions, renderResults, type DefinitionsOf, type MessagesOf } from './adapters/render.js'
@@ -301,7 +301,7 @@ export class Host {
     if (!outcome.outcome.ok) {
       // A handler's error message (a thrown value) is untrusted text too: keep it within the limit,
       // and without the server's absolute root.
-      const error = { ...outcome.outcome.error, message: capText(relativeToRoot(outcome.outcome.error.message, this.root), limit) }
+      const error = { ...outcome.outcome.error, message: capText(stripRootPath(outcome.outcome.error.message, this.root), limit) }
       return { id: call.id, name: call.name, ok: false, content: error.message, error, ...timing }
     }
     const value = outcome.outcome.value
@@ -317,11 +317,11 @@ export class Host {
 
   readonly #resultsDir = (): string => underRoot(this.root, this.config.limits.results_dir)
   // The note names the saved file relative to the workspace root: clients never see server paths.
-  readonly #shownPath = (file: string): string => relativeToRoot(file, this.root)
+  readonly #shownPath = (file: string): string => stripRootPath(file, this.root)
 
   #errorResult(call: ToolCall, given: ToolError, trace: boolean, waits: Wait[] = []): ToolResult {
     const name = typeof call.name === 'string' ? call.name : String(call.name)
-    const error = { ...given, message: relativeToRoot(given.message, this.root) }
+    const error = { ...given, message: stripRootPath(given.message, this.root) }
     return { id: call.id, name, ok: false, content: error.message, error, ...(trace ? { startedAt: null, endedAt: null, waitedFor: waits.map((w) => w.id) } : {}) }
   }
 

@@ -96,9 +96,9 @@ export function planModeMessage(tool: string, audience: Audience): string {
  * root itself `.`. Error messages reach clients that must not learn where the server keeps its files.
  *
  * @example
- * relativeToRoot("ENOENT: no such file or directory, open '/srv/w/a/b.txt'", '/srv/w') // "ENOENT: no such file or directory, open 'a/b.txt'"
+ * stripRootPath("ENOENT: no such file or directory, open '/srv/w/a/b.txt'", '/srv/w') // "ENOENT: no such file or directory, open 'a/b.txt'"
  */
-export function relativeToRoot(text: string, root: string): string {
+export function stripRootPath(text: string, root: string): string {
   if (root === path.parse(root).root || !text.includes(root)) return text
   const escaped = root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
   const sep = path.sep === '\\' ? '\\\\' : '/'

@@ -7,7 +7,7 @@ import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { createHost, defineTool, ToolRegistry } from '../src/index.js'
 import { silentLogger } from '../src/logger.js'
-import { noOneToAskMessage, relativeToRoot, unavailableMessage } from '../src/messages.js'
+import { noOneToAskMessage, stripRootPath, unavailableMessage } from '../src/messages.js'
 import { makeRoot } from './fixtures/permissions/tools.js'
 import { connectStdio, REPO } from './mcp/serve-helpers.js'
 
@@ -49,7 +49,7 @@ describe('E_DENIED when no one could be asked, for each reader: never "the user 
   })
 })
 
-describe('relativeToRoot: no absolute server paths in messages to clients', () => {
+describe('stripRootPath: no absolute server paths in messages to clients', () => {
   test.each([
     ["ENOENT: no such file or directory, open '/srv/w/a/b.txt'", "ENOENT: no such file or directory, open 'a/b.txt'"],
     ['the workspace root (/srv/w) and /srv/w.bak', 'the workspace root (.) and /srv/w.bak'],
@@ -57,7 +57,7 @@ describe('relativeToRoot: no absolute server paths in messages to clients', () =
     ['a sibling /srv/work/x is left alone', 'a sibling /srv/work/x is left alone'],
     ['nothing to change', 'nothing to change'],
   ])('%s', (text, expected) => {
-    expect(relativeToRoot(text, '/srv/w')).toBe(expected)
+    expect(stripRootPath(text, '/srv/w')).toBe(expected)
   })
 })
 
