@@ -4,6 +4,7 @@ import type { Footprint } from './dispatch/footprint.js'
 import type { SchedulerEvent, Wait } from './dispatch/scheduler.js'
 import type { ConfigSource } from './host-setup.js'
 import type { Host } from './host.js'
+import type { Audience } from './messages.js'
 import type { ApproveHandler, StandbyApprover } from './permissions/approvals.js'
 import type { ToolRegistry } from './registry.js'
 import type { AnyTool, AskHandler, Logger, LogLevel, ToolCall, ToolError } from './types.js'
@@ -66,6 +67,11 @@ export interface HostOptions extends ConfigSource {
   permissionMode?: PermissionMode
   /** Replaces the permission system (default: a `PermissionGate` built from `permissions.*`). */
   authoriser?: Authoriser
+  /**
+   * Who reads the calls' errors, so their advice fits: `developer` (default: an app embedding the
+   * host; its model reads them too), `person` (the CLI), `model` (`toolhost serve`, over MCP).
+   */
+  audience?: Audience
   /** Mode override (CLI `--mode`). */
   mode?: DispatchMode
   log?: Logger

@@ -22,6 +22,7 @@ import type { AnyTool, AskHandler, HostServices, Logger, LogLevel, OpenAIToolDef
 import type { Authoriser, AuthoriseDecision, AuthoriseItem, DefinitionsQuery, HostEvent, HostOptions, PlannedCall, RunOptions } from './host-types.js'
 import type { DispatchMode } from './config/types.js'
 import { PermissionGate } from './permissions/permission-gate.js'
+import { stripRootPath, type Audience } from './messages.js'
 import { toCalls } from './adapters/parse-batch.js'
 import type { ModelFormat } from './adapters/format.js'
 import { renderDefinitions, renderResults, type DefinitionsOf, type MessagesOf } from './adapters/render.js'
@@ -47,6 +48,8 @@ export class Host {
   readonly services: HostServices = {} as HostServices
   readonly ask: AskHandler | undefined
   readonly mode: DispatchMode
+  /** Who reads the calls' errors (see `HostOptions.audience`). */
+  readonly audience: Audience
   readonly maxWorkers: number
   /** The environment tools are gated on (and the .env file is loaded into). */
   readonly env: NodeJS.ProcessEnv
@@ -72,10 +75,11 @@ export class Host {
     this.log = options.log ?? createLogger()
     this.ask = options.ask
     this.mode = options.mode ?? setup.config.dispatch.mode
+    this.audience = options.audience ?? 'developer'
     if (options.authoriser) {
       this.authoriser = options.authoriser
     } else {
-      const gate = new PermissionGate({ config: this.config, configFile: setup.file, root: setup.root, approve: options.approve, log: this.log })
+      const gate = new PermissionGate({ config: this.config, configFile: setup.file, root: setup.root, approve: options.approve, log: this.log, audience: this.audience })
       this.authoriser = gate
       this.onClose(() => gate.close())
     }
@@ -174,7 +178,7 @@ export class Host {
   /** The plan for a batch without running anything: footprints, and who waits for whom and why. */
   async explain(calls: readonly ToolCall[], options: { mode?: DispatchMode } = {}): Promise<{ mode: DispatchMode; calls: PlannedCall[] }> {
     const mode = options.mode ?? this.mode
-    const admissions = await admitCalls(this.#strict.prepare(calls, this.registry, this.config.limits.max_argument_chars), { registry: this.registry, config: this.config, env: this.env, canAsk: this.ask !== undefined })
+    const admissions = await admitCalls(this.#strict.prepare(calls, this.registry, this.config.limits.max_argument_chars), { registry: this.registry, config: this.config, env: this.env, canAsk: this.ask !== undefined, audience: this.audience })
     const runnable = admissions.filter((a): a is Extract<Admission, { ok: true }> => a.ok)
     const footprints = runnable.map((a) => ({ id: a.call.id, footprint: this.footprintOf(a.tool, a.args) }))
     const waits = explainWaits(mode, footprints, blockerOf(admissions))
@@ -220,7 +224,7 @@ export class Host {
     const calls = this.#strict.prepare(given, this.registry, this.config.limits.max_argument_chars)
     const mode = options.mode ?? this.mode
     const trace = options.trace ?? false
-    const admissions = await admitCalls(calls, { registry: this.registry, config: this.config, env: this.env, canAsk: this.ask !== undefined })
+    const admissions = await admitCalls(calls, { registry: this.registry, config: this.config, env: this.env, canAsk: this.ask !== undefined, audience: this.audience })
     const batch = ++this.#batches
     const results: Promise<ToolResult>[] = new Array(calls.length)
     const items: AuthoriseItem[] = []
@@ -307,22 +311,25 @@ export class Host {
     const timing = trace ? { startedAt: outcome.startedAt, endedAt: outcome.endedAt, waitedFor: outcome.waits.map((w) => w.id) } : {}
     const limit = tool.maxResultChars === undefined ? this.config.limits.max_result_chars : tool.maxResultChars
     if (!outcome.outcome.ok) {
-      // A handler's error message (a thrown value) is untrusted text too: keep it within the limit.
-      const error = { ...outcome.outcome.error, message: capText(outcome.outcome.error.message, limit) }
+      // A handler's error message (a thrown value) is untrusted text too: keep it within the limit,
+      // and without the server's absolute root.
+      const error = { ...outcome.outcome.error, message: capText(stripRootPath(outcome.outcome.error.message, this.root), limit) }
       return { id: call.id, name: call.name, ok: false, content: error.message, error, ...timing }
     }
     const value = outcome.outcome.value
     if (typeof value === 'string' && tool.outputSchema === undefined) {
       if (limit === false || value.length <= limit) return { id: call.id, name: call.name, ok: true, content: value, ...timing }
-      return spillText(call, value, limit, { resultsDir: this.#resultsDir }, timing)
+      return spillText(call, value, limit, { resultsDir: this.#resultsDir, shownPath: this.#shownPath }, timing)
     }
     // Blocks, JSON or structured content (rarer): shaped, and checked against the outputSchema.
     const entry = tool.outputSchema === undefined ? undefined : this.registry.entry(tool.name)
     const validateOutput = entry?.tool === tool ? entry.validateOutput : undefined
-    return shapeOutcome(call, tool.name, value, { limit, maxBytes: this.config.limits.max_result_bytes, resultsDir: this.#resultsDir, validateOutput }, timing)
+    return shapeOutcome(call, tool.name, value, { limit, maxBytes: this.config.limits.max_result_bytes, resultsDir: this.#resultsDir, shownPath: this.#shownPath, validateOutput }, timing)
   }
 
   readonly #resultsDir = (): string => underRoot(this.root, this.config.limits.results_dir)
+  // The note names the saved file relative to the workspace root: clients never see server paths.
+  readonly #shownPath = (file: string): string => stripRootPath(file, this.root)
 
   // A call refused before scheduling: its error result, and (for listeners) a 'refused' event.
   #refuse(call: ToolCall, error: ToolError, trace: boolean, batch: number): ToolResult {
@@ -345,8 +352,9 @@ export class Host {
     this.#emit({ type: 'admitted', id, name: item.tool.name, batch, at: this.#now(), footprint: call.footprint.kind, permission: gate ? 'ask' : 'allow' })
   }
 
-  #errorResult(call: ToolCall, error: ToolError, trace: boolean, waits: Wait[] = []): ToolResult {
+  #errorResult(call: ToolCall, given: ToolError, trace: boolean, waits: Wait[] = []): ToolResult {
     const name = typeof call.name === 'string' ? call.name : String(call.name)
+    const error = { ...given, message: stripRootPath(given.message, this.root) }
     return { id: call.id, name, ok: false, content: error.message, error, ...(trace ? { startedAt: null, endedAt: null, waitedFor: waits.map((w) => w.id) } : {}) }
   }
 

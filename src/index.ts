@@ -9,8 +9,9 @@ export type { ModelFormat } from './adapters/format.js'
 export { parseBatch, toCalls } from './adapters/parse-batch.js'
 export type { DefinitionsOf, MessagesOf } from './adapters/render.js'
 export type { ChatToolMessage } from './adapters/openai-chat.js'
-export type { FunctionCallOutputItem, ResponsesToolDefinition } from './adapters/openai-responses.js'
-export type { AnthropicToolDefinition, AnthropicToolResultBlock, AnthropicToolResultMessage } from './adapters/anthropic.js'
+export type { FunctionCallOutputItem, ResponsesOutputPart, ResponsesToolDefinition } from './adapters/openai-responses.js'
+export type { OpenAIDefinitionOptions } from './adapters/openai-chat.js'
+export type { AnthropicImageType, AnthropicResultPart, AnthropicToolDefinition, AnthropicToolResultBlock, AnthropicToolResultMessage } from './adapters/anthropic.js'
 export type { McpCallToolResult, McpToolAnnotations, McpToolDefinition } from './adapters/mcp-definitions.js'
 export { watchPlugins } from './loader/watch-plugins.js'
 export type { PluginWatcher, ReloadEvent, WatchOptions } from './loader/watch-plugins.js'
@@ -25,7 +26,9 @@ export type { AvailabilityOptions, DefinitionQuery, RegistryEntry } from './regi
 export { ToolhostError, ERROR_CODES, isToolhostError } from './errors.js'
 export type { ErrorCode } from './errors.js'
 export { createHost, Host } from './host.js'
-export type { Authoriser, AuthoriseDecision, AuthoriseItem, CallEvent, HostEvent, HostOptions, PlannedCall, RunOptions } from './host.js'
+export type { Authoriser, AuthoriseDecision, AuthoriseItem, CallEvent, DefinitionsQuery, HostEvent, HostOptions, PlannedCall, RunOptions } from './host.js'
+export type { Audience } from './messages.js'
+// The framework adapters load their framework, so they are subpath exports: 'toolhost/ai-sdk', 'toolhost/openai-agents'.
 export { canonicalPath, pathsOverlap, isWithin } from './paths.js'
 export { Workspace, workspaceFor } from './workspace/workspace.js'
 export type { WorkspaceOptions } from './workspace/workspace.js'
@@ -71,6 +74,7 @@ export type {
   JsonSchema,
   Logger,
   LogLevel,
+  ObjectJsonSchema,
   OpenAIToolDefinition,
   PermissionResult,
   ScopeEntry,

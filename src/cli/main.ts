@@ -65,6 +65,8 @@ export async function createHostForCli(args: CliArgs, overrides: { root?: string
     ...(args.mode ? { mode: args.mode as Host['mode'] } : {}),
     ...(isInteractive() ? { ask: askOnTerminal } : {}),
     ...cliPermissionOptions(args),
+    // A person reads the CLI's errors (serve overrides this: its reader is the client's model).
+    audience: 'person',
     ...overrides.options,
   })
 }

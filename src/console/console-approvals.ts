@@ -30,7 +30,7 @@ const ARGS_CHARS = 2000
 /**
  * Approvals answered in the browser: the permission gate's standby approver while a console page is
  * open. Each request waits until a person answers it (Approve, Allow for this session, Deny), its
- * run is interrupted, or `timeoutMs` passes: then it is left `unasked` with a message that says no
+ * run is interrupted, or `timeoutMs` passes: then it is answered `cannot-ask`, saying no
  * one answered in time, and the gate denies it. Answers name the console as who decided (audit log).
  *
  * @example
@@ -90,9 +90,9 @@ export class ConsoleApprovals implements StandbyApprover {
       const leaveAll = (answer: (view: PendingApproval) => ApprovalAnswer): void => {
         for (const entry of entries) entry.settle(answer(entry.view))
       }
-      const timer = setTimeout(() => leaveAll((view) => ({ decision: 'unasked', message: timedOutMessage(view, this.timeoutMs), by: 'console-timeout' })), this.timeoutMs)
+      const timer = setTimeout(() => leaveAll(() => ({ decision: 'cannot-ask', why: timedOutMessage(this.timeoutMs), by: 'console-timeout' })), this.timeoutMs)
       timer.unref()
-      const onAbort = (): void => leaveAll(() => ({ decision: 'unasked', message: 'it was interrupted while it waited for a decision in the console', by: 'console' }))
+      const onAbort = (): void => leaveAll(() => ({ decision: 'cannot-ask', why: 'it was interrupted while it waited for a decision in the console', by: 'console' }))
       const finish = (): void => {
         clearTimeout(timer)
         signal.removeEventListener('abort', onAbort)
@@ -133,7 +133,7 @@ export class ConsoleApprovals implements StandbyApprover {
   }
 }
 
-function timedOutMessage(view: PendingApproval, timeoutMs: number): string {
+function timedOutMessage(timeoutMs: number): string {
   const seconds = Math.round(timeoutMs / 100) / 10
-  return `it needed approval (${view.reason}) and no one answered in the console within ${seconds} s (permissions.console_approvals.timeout_ms), so it was denied; ask the user to approve it in the console, or to allow it in config.yaml`
+  return `no one answered in the console within ${seconds} s: permissions.console_approvals.timeout_ms`
 }

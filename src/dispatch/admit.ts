@@ -1,4 +1,5 @@
 import type { ToolhostConfig } from '../config/types.js'
+import { unavailableMessage, type Audience } from '../messages.js'
 import type { ToolRegistry } from '../registry.js'
 import type { AnyTool, ToolCall, ToolError } from '../types.js'
 import { computeFootprint, type BehaviourSets, type Footprint } from './footprint.js'
@@ -17,6 +18,8 @@ export interface AdmitContext {
   env?: NodeJS.ProcessEnv
   /** The host has an ask handler (tools like clarify are hidden without one). */
   canAsk?: boolean
+  /** Who reads the errors (default `model`). */
+  audience?: Audience
 }
 
 /**
@@ -59,7 +62,10 @@ export async function admitCalls(calls: readonly ToolCall[], context: AdmitConte
     }
   }
   const admissions: Admission[] = new Array(staged.length)
-  for (let i = 0; i < staged.length; i++) admissions[i] = settle(staged[i]!, registry, hidden)
+  const env = context.env ?? process.env
+  const unavailable = (tool: AnyTool, reason: string): string =>
+    unavailableMessage({ tool: tool.name, reason, missingEnv: tool.requiresEnv.filter((n) => !(Object.hasOwn(env, n) && env[n])) }, context.audience ?? 'model')
+  for (let i = 0; i < staged.length; i++) admissions[i] = settle(staged[i]!, registry, hidden, unavailable)
   return admissions
 }
 
@@ -68,7 +74,7 @@ type Staged =
   | { ok: false; index: number; call: ToolCall; error: ToolError; parsed: boolean; suggestions?: string[] }
 
 // Availability (hidden tools) and validation of one staged call.
-function settle(s: Staged, registry: ToolRegistry, hidden: ReadonlyMap<string, string>): Admission {
+function settle(s: Staged, registry: ToolRegistry, hidden: ReadonlyMap<string, string>, unavailable: (tool: AnyTool, reason: string) => string): Admission {
   if (!s.ok) {
     const suggestions = s.suggestions ?? []
     const error = hidden.size > 0 && suggestions.some((n) => hidden.has(n)) ? unknownToolError(String(s.call.name), suggestions.filter((n) => !hidden.has(n))) : s.error
@@ -76,7 +82,7 @@ function settle(s: Staged, registry: ToolRegistry, hidden: ReadonlyMap<string, s
   }
   const reason = hidden.size > 0 ? hidden.get(s.tool.name) : undefined
   if (reason !== undefined) {
-    return { ok: false, index: s.index, call: s.call, parsed: true, error: { code: 'E_TOOL_UNAVAILABLE', message: `${s.tool.name} is not available right now (${reason}); use another tool` } }
+    return { ok: false, index: s.index, call: s.call, parsed: true, error: { code: 'E_TOOL_UNAVAILABLE', message: unavailable(s.tool, reason) } }
   }
   const invalid = validateArguments(registry, s.tool, s.args)
   if (invalid) return { ok: false, index: s.index, call: s.call, parsed: true, error: invalid }

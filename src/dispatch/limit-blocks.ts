@@ -47,11 +47,11 @@ export interface LimitedBlocks {
  * await limitBlocks([{ type: 'text', text: huge }, { type: 'image', data, mimeType: 'image/png' }], 1000, dir, 'c1')
  * // { blocks: [{ type: 'text', text: '…' }, { type: 'image', … }, { type: 'text', text: '[truncated: …]' }], content: '…', truncated: true, savedTo }
  */
-export async function limitBlocks(blocks: ContentBlock[], limit: number | false, dir: string, callId: string): Promise<LimitedBlocks> {
+export async function limitBlocks(blocks: ContentBlock[], limit: number | false, dir: string, callId: string, showPath: (file: string) => string = (f) => f): Promise<LimitedBlocks> {
   const whole = renderBlocksAsText(blocks)
   if (limit === false || whole.length <= limit) return { blocks, content: whole }
   const file = await saveWholeText(whole, dir, callId)
-  const note = `[truncated: showing PLACEHOLDER of ${whole.length} characters of text; the whole text is saved at ${file}]`
+  const note = `[truncated: showing PLACEHOLDER of ${whole.length} characters of text; the whole text is saved at ${showPath(file)}]`
   // What the kept non-text blocks cost in the text rendering, one line each.
   let room = limit - note.length - 12
   for (const block of blocks) if (textOf(block) === undefined) room -= blockAsText(block).length + 1

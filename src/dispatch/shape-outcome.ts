@@ -12,6 +12,8 @@ export interface ShapeContext {
   maxBytes: number
   /** Where over-long text is saved (made only when needed). */
   resultsDir: () => string
+  /** How a saved file's path reads in the note (relative to the workspace root). */
+  shownPath?: (file: string) => string
   /** The tool's compiled `outputSchema`, if it declares one. */
   validateOutput: ValidateFunction | undefined
 }
@@ -44,9 +46,9 @@ export function shapeOutcome(call: ToolCall, toolName: string, value: unknown, c
  * @example
  * await spillText(call, hugeText, 100_000, context, {}) // { …, truncated: true, savedTo }
  */
-export async function spillText(call: ToolCall, text: string, limit: number, context: Pick<ShapeContext, 'resultsDir'>, extra: object): Promise<ToolResult> {
+export async function spillText(call: ToolCall, text: string, limit: number, context: Pick<ShapeContext, 'resultsDir' | 'shownPath'>, extra: object): Promise<ToolResult> {
   try {
-    const limited = await limitContent(text, limit, context.resultsDir(), call.id)
+    const limited = await limitContent(text, limit, context.resultsDir(), call.id, context.shownPath)
     return { id: call.id, name: call.name, ok: true, ...limited, ...extra }
   } catch (error) {
     // The whole text could not be saved: still answer, with what fits and why the rest is missing.
@@ -57,7 +59,7 @@ export async function spillText(call: ToolCall, text: string, limit: number, con
 
 async function spillBlocks(call: ToolCall, blocks: ContentBlock[], context: ShapeContext, extra: object): Promise<ToolResult> {
   try {
-    const limited = await limitBlocks(blocks, context.limit, context.resultsDir(), call.id)
+    const limited = await limitBlocks(blocks, context.limit, context.resultsDir(), call.id, context.shownPath)
     return { id: call.id, name: call.name, ok: true, ...limited, ...extra }
   } catch (error) {
     const room = context.limit === false ? false : Math.max(0, context.limit - 200)

@@ -90,16 +90,17 @@ export interface LimitedContent {
 
 /**
  * Keeps a result within `limit` characters. A longer one is cut at a line boundary, ends with a
- * note giving the full size and the file holding the whole text, which is written to `dir`.
+ * note giving the full size and the file holding the whole text, which is written to `dir`
+ * (`shown` words the file's path in the note: the host shows it relative to the workspace root).
  *
  * @example
  * await limitContent(hugeText, 100_000, '/w/.toolhost/results', 'call_1')
  * // { content: '…\n[truncated: showing 99790 of 250000 characters; the whole result is saved at /w/.toolhost/results/call_1-….txt]', truncated: true, savedTo: '/w/.toolhost/results/call_1-….txt' }
  */
-export async function limitContent(content: string, limit: number | false, dir: string, callId: string): Promise<LimitedContent> {
+export async function limitContent(content: string, limit: number | false, dir: string, callId: string, shown: (file: string) => string = (f) => f): Promise<LimitedContent> {
   if (limit === false || content.length <= limit) return { content }
   const file = await saveWholeText(content, dir, callId)
-  const note = `\n[truncated: showing PLACEHOLDER of ${content.length} characters; the whole result is saved at ${file}]`
+  const note = `\n[truncated: showing PLACEHOLDER of ${content.length} characters; the whole result is saved at ${shown(file)}]`
   const kept = cutAtLine(content, Math.max(0, limit - note.length - 12))
   // With a limit shorter than the note itself the note is cut too: the limit always holds, and
   // `savedTo` still says where the whole text is.

@@ -141,8 +141,8 @@ export class McpSessions {
   async #approveOne(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
     const owner = this.#ownerOf(request.callId)
     if (!owner || !canElicit(owner.server)) {
-      // Unasked, not denied: a console that is open answers instead (PermissionGate.attachStandby).
-      return { decision: 'unasked', message: `it needs approval (${request.reason}) and this MCP client cannot be asked (no elicitation capability); change permissions in config.yaml to allow it`, by: 'mcp-no-elicitation' }
+      // No one to ask here: a console that is open answers instead (PermissionGate.attachStandby).
+      return { decision: 'cannot-ask', why: 'this MCP client cannot answer questions: it has no elicitation capability', by: 'mcp-no-elicitation' }
     }
     try {
       const result = await owner.server.elicitInput(

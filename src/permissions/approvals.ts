@@ -18,17 +18,17 @@ export interface ApprovalRequest {
 
 /**
  * A person's answer to one request. `allow-session` also allows later calls of the same tool with
- * the same subject (paths, command or arguments) for the life of the host. `unasked` says no one
- * could be asked (an MCP client without elicitation): a standby approver such as the console is
- * asked next, and without one the call is denied, its `message` (a clause, e.g. "it needs approval
- * and this client cannot be asked") saying why. `by` names who answered, for the audit log
- * (`terminal`, `--yes`, `mcp-elicitation`, `console`, …).
+ * the same subject (paths, command or arguments) for the life of the host. `cannot-ask` says no one
+ * could be asked (`why`: e.g. the MCP client cannot answer questions): a standby approver such as the
+ * console is asked next, and without one the call is refused, the result saying nobody refused it
+ * and what would allow it. `by` names who answered, for the audit log (`terminal`, `--yes`,
+ * `mcp-elicitation`, `console`, …).
  */
 export type ApprovalAnswer =
   | { decision: 'allow-once'; by?: string }
   | { decision: 'allow-session'; by?: string }
   | { decision: 'deny'; message?: string; by?: string }
-  | { decision: 'unasked'; message?: string; by?: string }
+  | { decision: 'cannot-ask'; why: string; by?: string }
 
 /**
  * Asks a person about every call of a batch that needs asking, all at once, before any of them runs;
@@ -43,7 +43,7 @@ export type ApproveHandler = (requests: readonly ApprovalRequest[], signal: Abor
 
 /**
  * An approver that can answer only while someone is there: the console while a page of it is
- * open. The permission gate asks it about the requests the host's own approver left `unasked`, or
+ * open. The permission gate asks it about the requests the host's own approver could not ask (`cannot-ask`), or
  * about every request when the host has no approver, and only while `isPresent()` is true.
  *
  * @example
@@ -57,17 +57,17 @@ export interface StandbyApprover {
 
 /**
  * The host's approver first (when there is one), then `standby` for the requests it left
- * `unasked`, if someone is there to answer; what is still unasked stays so (and is denied).
+ * `cannot-ask`, if someone is there to answer; what is still unanswered stays so (and is denied).
  *
  * @example
  * const approve = withStandby(sessions.approve, consoleApprovals)
  */
 export function withStandby(first: ApproveHandler | undefined, standby: StandbyApprover): ApproveHandler {
   return async (requests, signal) => {
-    const given = first ? await first(requests, signal) : requests.map((): ApprovalAnswer => ({ decision: 'unasked' }))
+    const given = first ? await first(requests, signal) : requests.map((): ApprovalAnswer => ({ decision: 'cannot-ask', why: 'this host has no approver' }))
     if (!Array.isArray(given)) return given // malformed: the gate refuses every call of the batch
     const answers = [...given] as ApprovalAnswer[]
-    const open = requests.flatMap((_, i) => (checkAnswer(answers[i])?.decision === 'unasked' ? [i] : []))
+    const open = requests.flatMap((_, i) => (checkAnswer(answers[i])?.decision === 'cannot-ask' ? [i] : []))
     if (open.length === 0 || !standby.isPresent()) return answers
     const more = await standby.approve(open.map((i) => requests[i]!), signal)
     open.forEach((i, k) => (answers[i] = (Array.isArray(more) ? more[k] : undefined) as ApprovalAnswer))
@@ -109,10 +109,11 @@ export class SessionApprovals {
 /** An answer as the handler gave it, checked; anything else is undefined (and the call is denied). */
 export function checkAnswer(value: unknown): ApprovalAnswer | undefined {
   if (typeof value !== 'object' || value === null) return undefined
-  const { decision, message, by } = value as Record<string, unknown>
+  const { decision, message, by, why } = value as Record<string, unknown>
   const who = typeof by === 'string' && by !== '' ? { by } : {}
   if (decision === 'allow-once' || decision === 'allow-session') return { decision, ...who }
-  if (decision === 'deny' || decision === 'unasked') return { decision, ...(typeof message === 'string' && message.trim() !== '' ? { message: message.trim() } : {}), ...who }
+  if (decision === 'cannot-ask') return { decision, why: typeof why === 'string' && why.trim() !== '' ? why.trim() : 'the approver could not reach anyone', ...who }
+  if (decision === 'deny') return { decision, ...(typeof message === 'string' && message.trim() !== '' ? { message: message.trim() } : {}), ...who }
   return undefined
 }
 
@@ -125,19 +126,6 @@ export function suggestRule(tool: string, subject: CallSubject): string | undefi
   }
   if (subject.kind === 'command') return subject.hasSubstitution || subject.segments.length !== 1 ? undefined : `${tool}(${subject.command})`
   return subject.value.length <= 80 && !subject.value.startsWith('{') ? `${tool}(${subject.value})` : tool
-}
-
-/**
- * Why a call that needs asking was denied when there is no one to ask, and how to allow it: a rule,
- * a permission mode that runs it (`modes`), or `--yes`.
- */
-export function noApproverMessage(tool: string, reason: string, rule: string | undefined, modes: readonly string[]): string {
-  const ways = [
-    rule ? `add a rule such as permissions.allow: ["${rule}"] to config.yaml` : 'add an allow rule for it to config.yaml',
-    `choose a permission mode that runs it (--permission-mode ${modes.join(' or ')})`,
-    'or pass --yes to approve every call that asks',
-  ]
-  return `${tool} did not run: it needs approval (${reason}) and there is no one to ask. To allow it, the user can ${ways.join(', ')}`
 }
 
 /** What a denied call's result says when the person refused it. */

@@ -1,3 +1,4 @@
+import { planModeMessage as planModeFor } from '../messages.js'
 import type { PermissionMode } from '../config/types.js'
 import type { CallSubject } from './subjects.js'
 
@@ -56,7 +57,7 @@ export function modeDefault(mode: PermissionMode, facts: CallFacts, toolName: st
   }
 }
 
-/** Why a call that is not read-only does not run in plan mode, and what to do instead. */
+/** Why a call that is not read-only does not run in plan mode, and what to do instead (for the CLI's reader). */
 export function planModeMessage(toolName: string): string {
-  return `the host is in plan mode, where only read-only calls run, so ${toolName} did not run. Describe the change you would make instead; the user can leave plan mode (--permission-mode or permissions.mode) to carry it out`
+  return planModeFor(toolName, 'person')
 }

@@ -6,7 +6,8 @@ import { bindAsker } from '../dispatch/call-context.js'
 import { isCaseInsensitiveFs } from '../paths.js'
 import { describeSchemaErrors } from '../schema.js'
 import type { Logger, PermissionResult, ToolContext, ToolError } from '../types.js'
-import { checkAnswer, noApproverMessage, personDeniedMessage, SessionApprovals, suggestRule, withStandby, type ApprovalAnswer, type ApprovalRequest, type ApproveHandler, type StandbyApprover } from './approvals.js'
+import { noOneToAskMessage, planModeMessage, type Audience } from '../messages.js'
+import { checkAnswer, personDeniedMessage, SessionApprovals, suggestRule, withStandby, type ApprovalAnswer, type ApprovalRequest, type ApproveHandler, type StandbyApprover } from './approvals.js'
 import { AuditLog, type AuditEntry } from './audit.js'
 import { abbreviate } from './canonical-json.js'
 import { decidePermission, type PermissionDecision } from './decide.js'
@@ -25,6 +26,8 @@ export interface PermissionGateOptions {
   /** Who approves calls that ask; without one they are denied with `E_DENIED`. */
   approve?: ApproveHandler | undefined
   log: Logger
+  /** Who reads denials, so they name the way out that reader can take (default `developer`). */
+  audience?: Audience | undefined
 }
 
 /** A call after the tool had its say and the permission system decided. */
@@ -56,6 +59,7 @@ export class PermissionGate implements Authoriser {
   readonly audit: AuditLog
   readonly #approve: ApproveHandler | undefined
   #standby: StandbyApprover | undefined
+  readonly #audience: Audience
   readonly #caseInsensitive: boolean
   readonly #session = new SessionApprovals()
   readonly #closing = new AbortController()
@@ -73,6 +77,7 @@ export class PermissionGate implements Authoriser {
     this.mode = permissions.mode
     this.rules = parseRules(permissions, file)
     this.#approve = options.approve
+    this.#audience = options.audience ?? 'developer'
     this.#caseInsensitive = isCaseInsensitiveFs(options.root)
     this.#pathScoped = new Set(options.config.dispatch.path_scoped)
     this.audit = new AuditLog(path.resolve(options.root, permissions.audit_log), { root: options.root, onError: (error) => options.log.warn(error.message) })
@@ -105,14 +110,14 @@ export class PermissionGate implements Authoriser {
       const { decision } = j
       this.audit.recordDeferred(new DecisionRecord(j, this.mode, decision))
       if (decision.outcome === 'allow') decisions[k] = { run: true, args: j.args }
-      else if (decision.outcome === 'deny') decisions[k] = { run: false, error: { code: 'E_DENIED', message: denialMessage(j.item.tool.name, decision) } }
+      else if (decision.outcome === 'deny') decisions[k] = { run: false, error: { code: 'E_DENIED', message: denialMessage(j.item.tool.name, decision, this.mode === 'plan' ? this.#audience : undefined) } }
       else asking.push({ k, judged: j })
     }
     if (asking.length === 0) return decisions
     const approve = this.#approverNow()
     if (!approve) {
       for (const { k, judged: j } of asking) {
-        const message = this.#consoleHint(noApproverMessage(j.item.tool.name, j.decision.reason, suggestRule(j.item.tool.name, j.subject()), modesThatRun(j)))
+        const message = this.#consoleHint(this.#noOneToAsk(j))
         this.audit.recordDeferred(new DecisionRecord(j, this.mode, { decision: 'deny', by: 'no-approver', reason: message }))
         decisions[k] = { run: false, error: { code: 'E_DENIED', message } }
       }
@@ -153,7 +158,7 @@ export class PermissionGate implements Authoriser {
 
   /**
    * Adds an approver asked when no one else can be (the console, while a page is open): about the
-   * requests the host's approver answers `unasked`, or about all when the host has none. One at a
+   * requests the host's approver answers `cannot-ask`, or about all when the host has none. One at a
    * time; returns the function that removes it.
    */
   attachStandby(approver: StandbyApprover): () => void {
@@ -256,7 +261,7 @@ export class PermissionGate implements Authoriser {
     return { code: 'E_ARGS_INVALID', message: `${prefix}: ${describeSchemaErrors(entry.validate.errors, updated).join('; ')}; ${suffix}` }
   }
 
-  // The approver for calls that ask: the host's, then the standby for what it leaves unasked.
+  // The approver for calls that ask: the host's, then the standby for what it could not ask.
   #approverNow(): ApproveHandler | undefined {
     const standby = this.#standby
     if (!standby) return this.#approve
@@ -266,7 +271,7 @@ export class PermissionGate implements Authoriser {
 
   // A console could have answered had a page been open: say so, so the user knows where to look.
   #consoleHint(message: string): string {
-    return this.#standby !== undefined && !this.#standby.isPresent() ? `${message}; or the user can approve such calls in toolhost's console while a page of it is open` : message
+    return this.#standby !== undefined && !this.#standby.isPresent() ? `${message} The user can also approve such calls in toolhost's console while a page of it is open.` : message
   }
 
   #settle(j: JudgedCall, outcome: ApprovalAnswer | string | undefined): ToolError | undefined {
@@ -278,9 +283,10 @@ export class PermissionGate implements Authoriser {
       return { code: 'E_DENIED', message }
     }
     const answeredBy = outcome.by === undefined ? {} : { answeredBy: outcome.by }
-    if (outcome.decision === 'unasked') {
-      // No one could be asked (and no standby answered): denied as when the host has no approver.
-      const message = this.#consoleHint(outcome.message === undefined ? noApproverMessage(tool, j.decision.reason, suggestRule(tool, j.subject()), modesThatRun(j)) : `${tool} did not run: ${outcome.message}`)
+    if (outcome.decision === 'cannot-ask') {
+      // Not a person's refusal: no one could be reached (an MCP client without elicitation, a console
+      // that did not answer in time), and no standby answered.
+      const message = this.#consoleHint(this.#noOneToAsk(j, outcome.why))
       this.audit.recordDeferred(new DecisionRecord(j, this.mode, { decision: 'deny', by: 'no-approver', reason: message, ...answeredBy }))
       return { code: 'E_DENIED', message }
     }
@@ -292,6 +298,11 @@ export class PermissionGate implements Authoriser {
     if (outcome.decision === 'allow-session') this.#session.remember(tool, j.keys())
     this.audit.recordDeferred(new DecisionRecord(j, this.mode, { decision: outcome.decision, by: 'person', reason: `the person answered ${outcome.decision}`, ...answeredBy }))
     return undefined
+  }
+
+  #noOneToAsk(j: JudgedCall, why?: string): string {
+    const tool = j.item.tool.name
+    return noOneToAskMessage({ tool, reason: j.decision.reason, rule: suggestRule(tool, j.subject()), modes: modesThatRun(j), why }, this.#audience)
   }
 
   #record(item: AuthoriseItem, args: Record<string, unknown>, subject: CallSubject | undefined, what: Pick<AuditEntry, 'decision' | 'by' | 'reason'> & Partial<Pick<AuditEntry, 'rule' | 'answeredBy'>>): void {
@@ -341,9 +352,10 @@ function modesThatRun(j: { decision: PermissionDecision; destructive: boolean; f
   return j.facts.edit ? ['accept-edits', 'auto', 'bypass'] : ['auto', 'bypass']
 }
 
-function denialMessage(tool: string, decision: PermissionDecision): string {
+// `planFor`: the reader of a plan-mode denial (the mode's own reason names the CLI's way out).
+function denialMessage(tool: string, decision: PermissionDecision, planFor: Audience | undefined): string {
   if (decision.by === 'rule') return `${tool} did not run: ${decision.reason}. Do not retry it; do something else, or ask the user to change the rule`
-  if (decision.by === 'mode') return decision.reason
+  if (decision.by === 'mode') return planFor ? planModeMessage(tool, planFor) : decision.reason
   return `${tool} did not run: ${decision.reason}`
 }
 

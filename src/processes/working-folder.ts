@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs'
+import path from 'node:path'
 import { ToolhostError } from '../errors.js'
 import { canonicalPath, comparablePath, isWithin } from '../paths.js'
 
@@ -13,13 +14,13 @@ import { canonicalPath, comparablePath, isWithin } from '../paths.js'
 export function resolveWorkingFolder(input: string | undefined, root: string, caseInsensitive: boolean): string {
   const canonical = canonicalPath(input ?? '.', root)
   if (!isWithin(comparablePath(canonical, caseInsensitive), comparablePath(root, caseInsensitive))) {
-    throw new ToolhostError('E_PATH_OUTSIDE_ROOT', `the working folder ${JSON.stringify(input)} resolves to ${canonical}, outside the workspace root ${root}; give a folder inside the root (relative paths are relative to it)`)
+    throw new ToolhostError('E_PATH_OUTSIDE_ROOT', `the working folder ${JSON.stringify(input)} leads outside the workspace root; give a folder inside the root (relative paths are relative to it)`)
   }
   let isFolder = false
   try {
     isFolder = statSync(canonical).isDirectory()
   } catch {
-    throw new ToolhostError('E_NOT_FOUND', `the working folder ${JSON.stringify(input)} does not exist (${canonical}); create it first or use another folder`)
+    throw new ToolhostError('E_NOT_FOUND', `the working folder ${JSON.stringify(input)} does not exist (${path.relative(root, canonical) || '.'} in the workspace root); create it first or use another folder`)
   }
   if (!isFolder) throw new ToolhostError('E_ARGS_INVALID', `the working folder ${JSON.stringify(input)} is a file, not a folder`)
   return canonical

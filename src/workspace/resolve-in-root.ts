@@ -47,10 +47,13 @@ export function isInsideRoot(candidate: string, root: string, caseInsensitive: b
   return isWithin(comparablePath(candidate, caseInsensitive), comparablePath(root, caseInsensitive))
 }
 
-/** The error for a path that leads outside; it never says where a link points. */
-export function outsideRoot(input: string, root: string): ToolhostError {
+/**
+ * The error for a path that leads outside; it never says where a link points, nor where the root
+ * is on the server (clients see paths relative to the root only).
+ */
+export function outsideRoot(input: string, _root?: string): ToolhostError {
   return new ToolhostError(
     'E_PATH_OUTSIDE_ROOT',
-    `the path "${input}" leads outside the workspace root ${root} (absolute paths, "..", "~" and symbolic links may not leave it); use a path inside the root, relative to it`,
+    `the path "${input}" leads outside the workspace root (absolute paths, "..", "~" and symbolic links may not leave it); use a path inside the root, relative to it`,
   )
 }

@@ -80,7 +80,7 @@ describe('a tool gated on env vars', () => {
     ])
     expect((await host.call({ id: 'x', name: 'gated_env' })).error).toEqual({
       code: 'E_TOOL_UNAVAILABLE',
-      message: 'gated_env is not available right now (missing env var TOOLHOST_FIXTURE_TOKEN); use another tool',
+      message: 'gated_env is not available right now (missing env var TOOLHOST_FIXTURE_TOKEN); use another tool. To offer it, set TOOLHOST_FIXTURE_TOKEN in the environment the host reads (createHost({ env }), or the .env file).',
     })
     await host.close()
   })

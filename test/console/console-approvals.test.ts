@@ -21,7 +21,7 @@ describe('ConsoleApprovals', () => {
     expect(await answers).toEqual([{ decision: 'allow-session', by: 'console' }, { decision: 'deny', message: 'not now', by: 'console' }])
   })
 
-  test('after timeoutMs the unanswered ones are left unasked with a message that says no one answered in time', async () => {
+  test('after timeoutMs the unanswered ones are answered cannot-ask with a message that says no one answered in time', async () => {
     vi.useFakeTimers()
     const approvals = new ConsoleApprovals({ timeoutMs: 90_000, isOpen: () => true })
     const answers = approvals.approve([request('c1'), request('c2')], never)
@@ -29,7 +29,7 @@ describe('ConsoleApprovals', () => {
     await vi.advanceTimersByTimeAsync(90_000)
     const [one, two] = await answers
     expect(one).toEqual({ decision: 'allow-once', by: 'console' })
-    expect(two).toMatchObject({ decision: 'unasked', by: 'console-timeout' })
+    expect(two).toMatchObject({ decision: 'cannot-ask', by: 'console-timeout' })
     expect((two as { message: string }).message).toMatch(/no one answered in the console within 90 s \(permissions\.console_approvals\.timeout_ms\), so it was denied/)
     expect(approvals.pending()).toEqual([])
   })
@@ -41,15 +41,15 @@ describe('ConsoleApprovals', () => {
     approvals.onChange(() => changes++)
     const answers = approvals.approve([request('c1')], controller.signal)
     controller.abort()
-    expect(await answers).toEqual([{ decision: 'unasked', message: 'it was interrupted while it waited for a decision in the console', by: 'console' }])
+    expect(await answers).toEqual([{ decision: 'cannot-ask', why: 'it was interrupted while it waited for a decision in the console', by: 'console' }])
     expect(approvals.pending()).toEqual([])
     expect(changes).toBe(2) // asked, then taken off
   })
 })
 
 describe('withStandby: the host\'s approver, then the console for what it could not ask', () => {
-  test('only the requests the first approver left unasked go to the standby, and only while it is present', async () => {
-    const first: ApproveHandler = async (requests) => requests.map((r): ApprovalAnswer => (r.callId === 'elicited' ? { decision: 'allow-once', by: 'mcp-elicitation' } : { decision: 'unasked', message: 'this client cannot be asked', by: 'mcp-no-elicitation' }))
+  test('only the requests the first approver answered cannot-ask go to the standby, and only while it is present', async () => {
+    const first: ApproveHandler = async (requests) => requests.map((r): ApprovalAnswer => (r.callId === 'elicited' ? { decision: 'allow-once', by: 'mcp-elicitation' } : { decision: 'cannot-ask', why: 'this client cannot be asked', by: 'mcp-no-elicitation' }))
     const asked: string[][] = []
     let present = true
     const standby = { isPresent: () => present, approve: (async (requests) => { asked.push(requests.map((r) => r.callId)); return requests.map(() => ({ decision: 'allow-once', by: 'console' })) }) as ApproveHandler }
@@ -57,7 +57,7 @@ describe('withStandby: the host\'s approver, then the console for what it could 
     expect(await approve([request('elicited'), request('plain')], never)).toEqual([{ decision: 'allow-once', by: 'mcp-elicitation' }, { decision: 'allow-once', by: 'console' }])
     expect(asked).toEqual([['plain']])
     present = false
-    expect(await approve([request('plain')], never)).toEqual([{ decision: 'unasked', message: 'this client cannot be asked', by: 'mcp-no-elicitation' }])
+    expect(await approve([request('plain')], never)).toEqual([{ decision: 'cannot-ask', why: 'this client cannot be asked', by: 'mcp-no-elicitation' }])
     expect(asked).toHaveLength(1)
   })
 

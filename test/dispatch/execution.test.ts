@@ -236,7 +236,9 @@ describe('result size', () => {
     expect(big.startsWith(kept!)).toBe(true)
     expect(big[kept!.length]).toBe('\n') // cut at a line boundary
     expect(note).toContain(`of ${big.length} characters`)
-    expect(note).toContain(result!.savedTo)
+    // The note shows the file relative to the workspace root (no absolute server path).
+    expect(note).toContain(path.relative(root, result!.savedTo!))
+    expect(note).not.toContain(root)
     expect(readFileSync(result!.savedTo!, 'utf8')).toBe(big)
     expect(path.dirname(result!.savedTo!)).toBe(path.join(root, '.toolhost', 'results'))
   })

@@ -69,7 +69,7 @@ describe('the audit log', () => {
       ['ask', 'mode'],
       ['deny', 'no-approver'],
     ])
-    expect(lines[1]!.reason).toContain('no one to ask')
+    expect(lines[1]!.reason).toContain('no one could be asked')
   })
 
   test('long strings are cut so a big file write does not copy itself into the log', async () => {

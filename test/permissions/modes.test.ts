@@ -77,8 +77,8 @@ describe('permission modes', () => {
     await expect(permissionHost(root, {}, { permissionMode: 'yolo' as never })).rejects.toMatchObject({ code: 'E_CONFIG_INVALID', message: expect.stringMatching(/permissions\.mode/) })
   })
 
-  test('with no one to ask, a call that asks is denied and the result says how to allow it', async () => {
-    const host = await permissionHost(root, { mode: 'ask' })
+  test('with no one to ask, a call that asks is denied and the result says how to allow it (at the CLI)', async () => {
+    const host = await permissionHost(root, { mode: 'ask' }, { audience: 'person' })
     const [edit, barrier, destructive] = await host.run([CALLS.edit!, CALLS.barrier!, CALLS.destructive!])
     await host.close()
     expect(ran).toEqual([])
