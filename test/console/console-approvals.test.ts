@@ -30,7 +30,7 @@ describe('ConsoleApprovals', () => {
     const [one, two] = await answers
     expect(one).toEqual({ decision: 'allow-once', by: 'console' })
     expect(two).toMatchObject({ decision: 'cannot-ask', by: 'console-timeout' })
-    expect((two as { message: string }).message).toMatch(/no one answered in the console within 90 s \(permissions\.console_approvals\.timeout_ms\), so it was denied/)
+    expect((two as { why: string }).why).toMatch(/no one answered in the console within 90 s: permissions\.console_approvals\.timeout_ms/)
     expect(approvals.pending()).toEqual([])
   })
 

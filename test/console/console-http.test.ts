@@ -129,7 +129,7 @@ describe('approvals from the console', () => {
     await events.next('snapshot')
     const [result] = await host!.run([{ id: 'w1', name: 'write_note', arguments: { path: 'a.txt' } }])
     expect(result).toMatchObject({ ok: false, error: { code: 'E_DENIED' } })
-    expect(result!.content).toMatch(/^write_note did not run: it needed approval \(.*\) and no one answered in the console within 0\.2 s \(permissions\.console_approvals\.timeout_ms\), so it was denied/)
+    expect(result!.content).toMatch(/^write_note did not run: it needs approval \(.*\) and no one could be asked \(no one answered in the console within 0\.2 s: permissions\.console_approvals\.timeout_ms\); nobody refused it\./)
     events.close()
   })
 
@@ -137,7 +137,7 @@ describe('approvals from the console', () => {
     await start()
     const [closed] = await host!.run([{ id: 'w1', name: 'write_note', arguments: { path: 'a.txt' } }])
     expect(closed).toMatchObject({ ok: false, error: { code: 'E_DENIED' } })
-    expect(closed!.content).toMatch(/there is no one to ask.*; or the user can approve such calls in toolhost's console while a page of it is open$/)
+    expect(closed!.content).toMatch(/no one could be asked.* The user can also approve such calls in toolhost's console while a page of it is open\.$/)
     await host!.close()
 
     const off = await start({ mode: 'ask', console_approvals: { enabled: false, timeout_ms: 60_000 } })
@@ -145,7 +145,7 @@ describe('approvals from the console', () => {
     const snapshot = await events.next<{ approvalsEnabled: boolean }>('snapshot')
     expect(snapshot.approvalsEnabled).toBe(false)
     const [result] = await host!.run([{ id: 'w2', name: 'write_note', arguments: { path: 'a.txt' } }])
-    expect(result!.content).toMatch(/there is no one to ask/)
+    expect(result!.content).toMatch(/no one could be asked/)
     events.close()
     expect(existsSync(path.join(root, 'a.txt'))).toBe(false)
   })

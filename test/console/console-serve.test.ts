@@ -60,7 +60,7 @@ describe('toolhost serve --http: the console beside /mcp', { timeout: 60_000 }, 
   test('no console open: the client that cannot be asked gets the call denied, as before', async () => {
     const denied = await client.callTool({ name: 'zap', arguments: { path: 'a.txt' } })
     expect(denied.isError).toBe(true)
-    expect((denied.content as Text[])[0]!.text).toMatch(/E_DENIED: zap did not run: it needs approval \(.*\) and this MCP client cannot be asked/)
+    expect((denied.content as Text[])[0]!.text).toMatch(/E_DENIED: zap did not run: it needs approval \(.*\) and no one could be asked \(this MCP client cannot answer questions: it has no elicitation capability\); nobody refused it/)
   })
 
   test('a console open: the same call waits for it, lists the client, and runs once approved there', async () => {
