@@ -18,7 +18,7 @@ export function defaultConfig(): ToolhostConfig {
   return {
     workspace: { root: '.', deny: ['.env', '.env.*', '.git/**', '.toolhost/**'] },
     env_file: '.env',
-    plugins: { dirs: ['plugins'], watch: false },
+    plugins: { dirs: ['plugins'], watch: false, import_timeout_ms: 15_000 },
     availability: { check_timeout_ms: 2000 },
     dispatch: {
       mode: 'graph',
@@ -33,6 +33,7 @@ export function defaultConfig(): ToolhostConfig {
       max_result_chars: 100_000,
       max_read_chars: 100_000,
       max_argument_chars: 1_000_000,
+      max_argument_depth: 64,
       results_dir: '.toolhost/results',
     },
     read_file: { on_overflow: 'truncate' },
@@ -47,8 +48,8 @@ export function defaultConfig(): ToolhostConfig {
       retention_ms: 3_600_000,
     },
     terminal: { timeout_ms: 180_000, dangerous_patterns: [...DEFAULT_DANGEROUS_PATTERNS] },
-    permissions: { mode: 'ask', allow: [], ask: [], deny: [], audit_log: '.toolhost/audit.jsonl' },
-    serve: { host: '127.0.0.1' },
+    permissions: { mode: 'ask', allow: [], ask: [], deny: [], audit_log: '.toolhost/audit.jsonl', check_timeout_ms: 10_000 },
+    serve: { host: '127.0.0.1', max_message_bytes: 16 * 1024 * 1024 },
     mcp_servers: {},
   }
 }

@@ -14,7 +14,7 @@ export interface McpServerConfig {
 export interface ToolhostConfig {
   workspace: { root: string; deny: string[] }
   env_file: string
-  plugins: { dirs: string[]; watch: boolean }
+  plugins: { dirs: string[]; watch: boolean; import_timeout_ms: number }
   availability: { check_timeout_ms: number }
   dispatch: {
     mode: DispatchMode
@@ -29,6 +29,7 @@ export interface ToolhostConfig {
     max_result_chars: number
     max_read_chars: number
     max_argument_chars: number
+    max_argument_depth: number
     results_dir: string
   }
   read_file: { on_overflow: 'truncate' | 'error' }
@@ -49,8 +50,9 @@ export interface ToolhostConfig {
     ask: string[]
     deny: string[]
     audit_log: string
+    check_timeout_ms: number
   }
-  serve: { host: string }
+  serve: { host: string; max_message_bytes: number }
   mcp_servers: Record<string, McpServerConfig>
 }
 
