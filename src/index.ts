@@ -59,6 +59,7 @@ export type {
   Availability,
   AvailabilityContext,
   BehaviourContext,
+  CheckOutcome,
   HostServices,
   JsonSchema,
   Logger,

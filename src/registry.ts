@@ -1,5 +1,6 @@
 import { defineTool } from './define-tool.js'
 import { describeThrown, ToolhostError } from './errors.js'
+import { redactEnvValues } from './redact-env.js'
 import { createAjv, type ValidateFunction } from './schema.js'
 import type { AnyTool, Availability, AvailabilityContext, OpenAIToolDefinition, ToolSpec } from './types.js'
 
@@ -226,11 +227,7 @@ export class ToolRegistry {
     const env = options.env ?? process.env
     const timeoutMs = options.checkTimeoutMs ?? 2000
     const checks = new Map<NonNullable<AnyTool['check']>, Promise<string | undefined> | string | undefined>()
-    const missing: (string | undefined)[] = entries.map((e) => {
-      // Own keys only: a plain env object inherits `toString`, `constructor`, … from Object.prototype.
-      const absent = e.tool.requiresEnv.filter((name) => !(Object.hasOwn(env, name) && env[name]))
-      return absent.length > 0 ? `missing env var${absent.length > 1 ? 's' : ''} ${absent.join(', ')}` : undefined
-    })
+    const missing: (string | undefined)[] = entries.map((e) => missingEnvReason(e.tool, env))
     entries.forEach((e, i) => {
       const check = e.tool.check
       if (check && missing[i] === undefined && !checks.has(check)) checks.set(check, runCheck(check, timeoutMs, { canAsk: options.canAsk ?? false, env }))
@@ -239,31 +236,63 @@ export class ToolRegistry {
     for (const [check, outcome] of checks) settled.set(check, await outcome)
     return entries.map((e, i) => {
       const reason = missing[i] ?? (e.tool.check ? settled.get(e.tool.check) : undefined)
-      return reason === undefined ? { name: e.tool.name, available: true } : { name: e.tool.name, available: false, reason }
+      // A check's words may quote what it read (a URL with its token): never show those values.
+      return reason === undefined ? { name: e.tool.name, available: true } : { name: e.tool.name, available: false, reason: redactEnvValues(reason, e.tool.requiresEnv, env) }
     })
   }
 }
 
+/**
+ * Why `tool` is hidden for want of its `requiresEnv` variables in `env`, or undefined when they are
+ * all set (synchronous: admission decides env-only tools without waiting).
+ *
+ * @example
+ * missingEnvReason(webhookTool, {}) // 'missing env var TOOLHOST_WEBHOOK_URL'
+ */
+export function missingEnvReason(tool: AnyTool, env: NodeJS.ProcessEnv): string | undefined {
+  if (tool.requiresEnv.length === 0) return undefined
+  // Own keys only: a plain env object inherits `toString`, `constructor`, … from Object.prototype.
+  const absent = tool.requiresEnv.filter((name) => !(Object.hasOwn(env, name) && env[name]))
+  return absent.length > 0 ? `missing env var${absent.length > 1 ? 's' : ''} ${absent.join(', ')}` : undefined
+}
+
 /** Runs one availability check; resolves with why it hides its tools, or undefined when it passes. */
 function runCheck(check: NonNullable<AnyTool['check']>, timeoutMs: number, context: AvailabilityContext): Promise<string | undefined> | string | undefined {
-  let value: boolean | Promise<boolean>
+  let value: unknown
   try {
     value = check(context)
   } catch (error) {
     return `check threw: ${describeThrown(error)}`
   }
   if (!(value instanceof Promise) && (typeof value !== 'object' || value === null || typeof (value as { then?: unknown }).then !== 'function')) {
-    return value === true ? undefined : `check returned ${JSON.stringify(value)}`
+    return reasonOf(value)
   }
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<string>((resolve) => {
     timer = setTimeout(() => resolve(`check took longer than ${timeoutMs} ms`), timeoutMs)
   })
   const outcome = Promise.resolve(value).then(
-    (ok) => (ok === true ? undefined : `check returned ${JSON.stringify(ok)}`),
+    reasonOf,
     (error: unknown) => `check threw: ${describeThrown(error)}`,
   )
   return Promise.race([outcome, timeout]).finally(() => clearTimeout(timer))
+}
+
+// What a check's answer means: available (undefined), or the reason it hides its tools.
+function reasonOf(answer: unknown): string | undefined {
+  if (answer === true) return undefined
+  if (typeof answer === 'object' && answer !== null && 'available' in answer) {
+    const { available, reason } = answer as { available: unknown; reason?: unknown }
+    if (available === true) return undefined
+    if (available === false && typeof reason === 'string' && reason.trim() !== '') return reason
+  }
+  let shown: string
+  try {
+    shown = JSON.stringify(answer) ?? String(answer)
+  } catch {
+    shown = String(answer)
+  }
+  return `check returned ${shown.length > 200 ? `${shown.slice(0, 200)}…` : shown}`
 }
 
 const REGISTRY_KEY = Symbol.for('toolhost.registry')
