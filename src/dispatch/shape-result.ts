@@ -1,6 +1,5 @@
-import { mkdir, writeFile } from 'node:fs/promises'
-import path from 'node:path'
 import type { ToolError } from '../types.js'
+import { savedResultName, saveWholeResult, type ResultsFolder } from '../workspace/save-result.js'
 
 /**
  * A handler's value as result text: strings as they are, anything else as JSON.
@@ -30,17 +29,17 @@ export interface LimitedContent {
 
 /**
  * Keeps a result within `limit` characters. A longer one is cut at a line boundary, ends with a
- * note giving the full size and the file holding the whole text, which is written to `dir`.
+ * note giving the full size and the file holding the whole text, which is saved in `folder` (see
+ * `saveWholeResult`: never through a planted link, never left half-written). Rejects when the text
+ * cannot be saved.
  *
  * @example
- * await limitContent(hugeText, 100_000, '/w/.toolhost/results', 'call_1')
+ * await limitContent(hugeText, 100_000, { root: '/w', dir: '/w/.toolhost/results', caseInsensitive: false }, 'call_1')
  * // { content: '…\n[truncated: showing 99790 of 250000 characters; the whole result is saved at /w/.toolhost/results/call_1-….txt]', truncated: true, savedTo: '/w/.toolhost/results/call_1-….txt' }
  */
-export async function limitContent(content: string, limit: number | false, dir: string, callId: string): Promise<LimitedContent> {
+export async function limitContent(content: string, limit: number | false, folder: ResultsFolder, callId: string): Promise<LimitedContent> {
   if (limit === false || content.length <= limit) return { content }
-  const file = path.join(dir, `${safeName(callId)}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}.txt`)
-  await mkdir(dir, { recursive: true })
-  await writeFile(file, content, 'utf8')
+  const file = await saveWholeResult(folder, savedResultName(callId), content)
   const note = `\n[truncated: showing PLACEHOLDER of ${content.length} characters; the whole result is saved at ${file}]`
   const room = Math.max(0, limit - note.length - 12)
   const cut = content.lastIndexOf('\n', room)
@@ -61,8 +60,4 @@ export function capText(text: string, limit: number | false): string {
   if (limit === false || text.length <= limit) return text
   const note = ` [cut: ${text.length} characters in all]`
   return (text.slice(0, Math.max(0, limit - note.length)) + note).slice(0, limit)
-}
-
-function safeName(id: string): string {
-  return id.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 64) || 'call'
 }
