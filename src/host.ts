@@ -1,18 +1,20 @@
 import path from 'node:path'
 import type { ToolhostConfig } from './config/types.js'
-import { admitCalls, behaviourSets, computeFootprint, type Admission } from './dispatch/admit.js'
+import { admitCalls, behaviourSets, computeFootprint, hiddenTools, settleStaged, stageCalls, unavailableError, type AdmitContext, type Admission, type HiddenTools, type Staged } from './dispatch/admit.js'
 import { CallContext } from './dispatch/call-context.js'
 import { executeCall, type Execution } from './dispatch/execute-call.js'
 import { logSchedulingEvents } from './dispatch/log-events.js'
-import type { BehaviourSets, Footprint } from './dispatch/footprint.js'
+import { footprintCovers, type BehaviourSets, type Footprint } from './dispatch/footprint.js'
 import { batchBlocker, explainWaits, planModeWaits } from './dispatch/plan.js'
 import { Scheduler, type JobOutcome, type SchedulableCall, type SubmitOptions, type Wait } from './dispatch/scheduler.js'
 import { capText, limitContent, toContent } from './dispatch/shape-result.js'
 import { loadEnvFile } from './env-file.js'
+import { shownName } from './dispatch/suggest.js'
 import { describeThrown } from './errors.js'
 import { loadPlugins, type PluginLoadReport } from './loader/load-plugins.js'
 import { createLogger } from './logger.js'
 import { isCaseInsensitiveFs } from './paths.js'
+import { redactEnvValues } from './redact-env.js'
 import { registry as processRegistry, type ToolRegistry } from './registry.js'
 import { resolveSetup, underRoot } from './host-setup.js'
 import { attachProcessRegistry } from './processes/attach-processes.js'
@@ -55,7 +57,7 @@ export class Host {
   readonly #now: () => number
   readonly #listeners = new Set<(event: HostEvent) => void>()
   readonly #closers: Array<() => void | Promise<void>> = []
-  #admission: Promise<unknown> = Promise.resolve()
+  readonly #admit: AdmitContext
 
   constructor(setup: { config: ToolhostConfig; file: string | undefined; root: string; maxWorkers: number }, options: HostOptions) {
     this.config = options.permissionMode === undefined ? setup.config : { ...setup.config, permissions: { ...setup.config.permissions, mode: options.permissionMode } }
@@ -77,6 +79,7 @@ export class Host {
     this.session = { cwd: setup.root, values: new Map() }
     this.#sets = behaviourSets(setup.config)
     this.#caseInsensitive = isCaseInsensitiveFs(setup.root)
+    this.#admit = { registry: this.registry, config: this.config, env: this.env, canAsk: this.ask !== undefined }
     const origin = performance.now()
     this.#now = options.now ?? (() => Math.round((performance.now() - origin) * 1000) / 1000)
     this.#scheduler = new Scheduler({
@@ -135,13 +138,12 @@ export class Host {
    * Responses output items, Anthropic assistant message, or the whole API response).
    */
   async run(callsOrMessage: readonly ToolCall[] | object, options: RunOptions = {}): Promise<ToolResult[]> {
-    const pending = await this.#schedule(toCalls(callsOrMessage), options)
-    return Promise.all(pending)
+    return Promise.all(this.#schedule(toCalls(callsOrMessage), options))
   }
 
   /** A batch whose results are yielded as each completes (completion order). */
   async *stream(callsOrMessage: readonly ToolCall[] | object, options: RunOptions = {}): AsyncGenerator<ToolResult, void, undefined> {
-    const pending = await this.#schedule(toCalls(callsOrMessage), options)
+    const pending = this.#schedule(toCalls(callsOrMessage), options)
     // Results queue up as they complete; one wake-up per wait (a Promise.race over every open
     // result per yield would cost O(n²) reactions on a large batch).
     const done: ToolResult[] = []
@@ -161,7 +163,7 @@ export class Host {
   /** The plan for a batch without running anything: footprints, and who waits for whom and why. */
   async explain(calls: readonly ToolCall[], options: { mode?: DispatchMode } = {}): Promise<{ mode: DispatchMode; calls: PlannedCall[] }> {
     const mode = options.mode ?? this.mode
-    const admissions = await admitCalls(calls, { registry: this.registry, config: this.config, env: this.env, canAsk: this.ask !== undefined })
+    const admissions = await admitCalls(calls, this.#admit)
     const runnable = admissions.filter((a): a is Extract<Admission, { ok: true }> => a.ok)
     const footprints = runnable.map((a) => ({ id: a.call.id, footprint: this.footprintOf(a.tool, a.args) }))
     const waits = explainWaits(mode, footprints, blockerOf(admissions))
@@ -195,30 +197,35 @@ export class Host {
     for (const closer of this.#closers.splice(0).reverse()) await closer()
   }
 
-  // Admission runs one batch at a time, so calls reach the scheduler in arrival order even when
-  // several runs (MCP clients, a model's stream) arrive together.
-  #schedule(calls: readonly ToolCall[], options: RunOptions): Promise<Promise<ToolResult>[]> {
-    const admitted = this.#admission.then(() => this.#admit(calls, options))
-    this.#admission = admitted.catch(() => undefined)
-    return admitted
+  // Calls take their places in the schedule the moment they arrive, so arrival order is scheduling
+  // order across every run and client (MCP sessions, a model's stream). Only the synchronous part of
+  // admission runs now; whatever may have to wait (an availability check, a tool's own permission
+  // check, a custom authoriser) runs behind each call's gate while the call holds its place: a slow
+  // check holds up only the later calls that conflict with its calls, never unrelated ones.
+  #schedule(calls: readonly ToolCall[], options: RunOptions): Promise<ToolResult>[] {
+    const staged = stageCalls(calls, this.#admit)
+    const hidden = hiddenTools(staged, this.#admit)
+    return (hidden instanceof Promise ? undefined : this.#admitNow(staged, hidden, options)) ?? this.#admitGated(staged, hidden, options)
   }
 
-  async #admit(calls: readonly ToolCall[], options: RunOptions): Promise<Promise<ToolResult>[]> {
-    const mode = options.mode ?? this.mode
+  // Everything decided at once (no check to wait for): the calls allowed are scheduled now.
+  #admitNow(staged: readonly Staged[], hidden: HiddenTools, options: RunOptions): Promise<ToolResult>[] | undefined {
     const trace = options.trace ?? false
-    const admissions = await admitCalls(calls, { registry: this.registry, config: this.config, env: this.env, canAsk: this.ask !== undefined })
-    const results: Promise<ToolResult>[] = new Array(calls.length)
+    const admissions: Admission[] = new Array(staged.length)
     const items: AuthoriseItem[] = []
-    for (const a of admissions) {
+    for (let i = 0; i < staged.length; i++) {
+      const a = (admissions[i] = settleStaged(staged[i]!, hidden))
       if (a.ok) items.push({ index: a.index, call: a.call, tool: a.tool, args: a.args })
-      else results[a.index] = Promise.resolve(this.#errorResult(a.call, a.error, trace))
     }
-    const decisions = items.length > 0 ? await this.#authorise(items, options.signal) : []
+    const decisions = items.length > 0 ? this.#authoriseNow(items, options.signal) : []
+    if (decisions === undefined) return undefined
+    const results: Promise<ToolResult>[] = new Array(staged.length)
+    for (const a of admissions) if (!a.ok) results[a.index] = Promise.resolve(this.#errorResult(a.call, a.error, trace))
     // Parallel arrays (no wrapper object per call): the call to schedule, and the item it came from.
     const scheduledItems: AuthoriseItem[] = []
     const toSchedule: SchedulableCall[] = []
     items.forEach((item, k) => {
-      const decision = decisions[k] ?? { run: false as const, error: { code: 'E_DENIED', message: 'no permission decision was made for this call' } }
+      const decision = decisions[k] ?? NO_DECISION
       if (!decision.run) {
         results[item.index] = Promise.resolve(this.#errorResult(item.call, decision.error, trace))
         return
@@ -229,15 +236,93 @@ export class Host {
       scheduledItems.push(item)
       toSchedule.push(call)
     })
-    const submit: SubmitOptions = {}
-    // `graph` adds no waits of its own; only `batch` reads the blocker.
-    if (mode !== 'graph') submit.modeWaits = planModeWaits(mode, toSchedule, mode === 'batch' ? blockerOf(admissions) : undefined)
-    if (options.signal) submit.signal = options.signal
-    const outcomes = this.#scheduler.submit(toSchedule, submit)
+    const outcomes = this.#submit(toSchedule, admissions, options)
     scheduledItems.forEach((item, k) => {
       results[item.index] = outcomes[k]!.then((outcome) => this.#shape(item, outcome, trace))
     })
     return results
+  }
+
+  // Something must be waited for: every call with valid arguments is scheduled now with the
+  // footprint of its arguments, behind a gate that opens once availability and permission are decided.
+  #admitGated(staged: readonly Staged[], hidden: HiddenTools | Promise<HiddenTools>, options: RunOptions): Promise<ToolResult>[] {
+    const trace = options.trace ?? false
+    const known = Promise.resolve(hidden)
+    const results: Promise<ToolResult>[] = new Array(staged.length)
+    const held: HeldCall[] = []
+    for (const s of staged) {
+      if (!s.ok || s.invalid) {
+        // Not scheduled; its error waits for availability (a hidden tool is named as hidden, not invalid).
+        results[s.index] = known.then((h) => {
+          const a = settleStaged(s, h)
+          return this.#errorResult(s.call, a.ok ? NO_DECISION.error : a.error, trace)
+        })
+        continue
+      }
+      held.push({ item: { index: s.index, call: s.call, tool: s.tool, args: s.args }, footprint: this.footprintOf(s.tool, s.args), args: s.args })
+    }
+    const decided = this.#decideHeld(held, known, options.signal)
+    const toSchedule = held.map((h, k): SchedulableCall => ({ id: h.item.call.id, footprint: h.footprint, gate: decided.then((all) => this.#openHeld(h, all[k]!)), start: this.#heldStarter(h) }))
+    const outcomes = this.#submit(toSchedule, staged, options)
+    held.forEach((h, k) => {
+      results[h.item.index] = outcomes[k]!.then((outcome) => this.#shape(h.item, outcome, trace))
+    })
+    return results
+  }
+
+  // One decision for the held calls of a batch (approvals are asked together); never rejects.
+  async #decideHeld(held: readonly HeldCall[], known: Promise<HiddenTools>, signal: AbortSignal | undefined): Promise<(AuthoriseDecision | ToolError)[]> {
+    try {
+      const hidden = await known
+      const out: (AuthoriseDecision | ToolError)[] = new Array(held.length)
+      const available: number[] = []
+      held.forEach((h, k) => {
+        const reason = hidden.get(h.item.tool.name)
+        if (reason === undefined) available.push(k)
+        else out[k] = unavailableError(h.item.tool.name, reason)
+      })
+      if (available.length > 0) {
+        const items = available.map((k) => held[k]!.item)
+        const decisions = this.#authoriseNow(items, signal) ?? (await this.#authorise(items, signal))
+        available.forEach((k, i) => (out[k] = decisions[i] ?? NO_DECISION))
+      }
+      return out
+    } catch (error) {
+      const refused: ToolError = { code: 'E_DENIED', message: `the call was not run: deciding its permission failed (${describeThrown(error)}); try again` }
+      return held.map(() => refused)
+    }
+  }
+
+  // A held call's gate: run (maybe after a person's approval), or the error that stops it. New
+  // arguments from the permission system must stay within the place the call holds.
+  #openHeld(h: HeldCall, decided: AuthoriseDecision | ToolError): ToolError | undefined | Promise<ToolError | undefined> {
+    if (!('run' in decided)) return decided
+    if (!decided.run) return decided.error
+    if (decided.args !== h.args) {
+      if (!footprintCovers(h.footprint, this.footprintOf(h.item.tool, decided.args))) {
+        return { code: 'E_DENIED', message: `${h.item.tool.name} did not run: its permission check changed the arguments so that the call would touch more than it was scheduled for; a permission check may narrow a call, not widen it. This is a fault in the tool, not in your call` }
+      }
+      h.args = decided.args
+    }
+    return decided.gate
+  }
+
+  #submit(toSchedule: SchedulableCall[], staged: readonly (Admission | Staged)[], options: RunOptions): Promise<JobOutcome>[] {
+    const mode = options.mode ?? this.mode
+    const submit: SubmitOptions = {}
+    // `graph` adds no waits of its own; only `batch` reads the blocker.
+    if (mode !== 'graph') submit.modeWaits = planModeWaits(mode, toSchedule, mode === 'batch' ? blockerOf(staged) : undefined)
+    if (options.signal) submit.signal = options.signal
+    return this.#scheduler.submit(toSchedule, submit)
+  }
+
+  #authoriseNow(items: readonly AuthoriseItem[], signal: AbortSignal | undefined): AuthoriseDecision[] | undefined {
+    if (this.authoriser.authoriseNow === undefined) return undefined
+    try {
+      return this.authoriser.authoriseNow(items, { signal, host: this })
+    } catch (error) {
+      return items.map(() => authoriserFailed(error))
+    }
   }
 
   // A fault in the authoriser must not reject the batch: each of its calls is refused instead.
@@ -245,8 +330,7 @@ export class Host {
     try {
       return await this.authoriser.authorise(items, { signal, host: this })
     } catch (error) {
-      const message = `the permission check failed (${describeThrown(error)}), so the call was not run; try again, or ask the user to check the permission settings`
-      return items.map(() => ({ run: false as const, error: { code: 'E_DENIED', message } }))
+      return items.map(() => authoriserFailed(error))
     }
   }
 
@@ -254,6 +338,10 @@ export class Host {
   // keepNames) wraps a named closure in a defineProperty call that costs microseconds per call.
   #starter(item: AuthoriseItem, args: Record<string, unknown>): () => Execution {
     return () => this.#start(item, args)
+  }
+
+  #heldStarter(h: HeldCall): () => Execution {
+    return () => this.#start(h.item, h.args)
   }
 
   #start(item: AuthoriseItem, args: Record<string, unknown>): Execution {
@@ -283,8 +371,10 @@ export class Host {
     const timing = trace ? { startedAt: outcome.startedAt, endedAt: outcome.endedAt, waitedFor: outcome.waits.map((w) => w.id) } : {}
     const limit = tool.maxResultChars === undefined ? this.config.limits.max_result_chars : tool.maxResultChars
     if (!outcome.outcome.ok) {
-      // A handler's error message (a thrown value) is untrusted text too: keep it within the limit.
-      const error = { ...outcome.outcome.error, message: capText(outcome.outcome.error.message, limit) }
+      // A handler's error message (a thrown value) is untrusted text too: keep it within the limit,
+      // and never let it carry the value of an env var the tool requires (a key, a webhook URL).
+      const message = tool.requiresEnv.length > 0 ? redactEnvValues(outcome.outcome.error.message, tool.requiresEnv, this.env) : outcome.outcome.error.message
+      const error = { ...outcome.outcome.error, message: capText(message, limit) }
       return { id: call.id, name: call.name, ok: false, content: error.message, error, ...timing }
     }
     const content = toContent(tool.name, outcome.outcome.value)
@@ -295,17 +385,20 @@ export class Host {
 
   async #saveAndShape(call: ToolCall, text: string, limit: number, timing: object): Promise<ToolResult> {
     try {
-      const limited = await limitContent(text, limit, underRoot(this.root, this.config.limits.results_dir), call.id)
+      const folder = { root: this.root, dir: underRoot(this.root, this.config.limits.results_dir), caseInsensitive: this.#caseInsensitive }
+      const limited = await limitContent(text, limit, folder, call.id)
       return { id: call.id, name: call.name, ok: true, ...limited, ...timing }
     } catch (error) {
-      // The whole text could not be saved: still answer, with what fits and why the rest is missing.
-      const kept = text.slice(0, Math.max(0, limit - 200))
-      return { id: call.id, name: call.name, ok: true, content: `${kept}\n[truncated: ${text.length} characters; saving the whole result failed: ${(error as Error).message}]`, truncated: true, ...timing }
+      // The whole text could not be saved (a full disk, a planted link): still answer, with what
+      // fits and why the rest is missing; no partial file is left behind.
+      const note = `\n[truncated: ${text.length} characters in all; the whole text could not be saved (${describeThrown(error)}), so only this part is available]`
+      const kept = text.slice(0, Math.max(0, limit - note.length))
+      return { id: call.id, name: call.name, ok: true, content: (kept + note).slice(0, limit), truncated: true, ...timing }
     }
   }
 
   #errorResult(call: ToolCall, error: ToolError, trace: boolean, waits: Wait[] = []): ToolResult {
-    const name = typeof call.name === 'string' ? call.name : String(call.name)
+    const name = shownName(typeof call.name === 'string' ? call.name : String(call.name))
     return { id: call.id, name, ok: false, content: error.message, error, ...(trace ? { startedAt: null, endedAt: null, waitedFor: waits.map((w) => w.id) } : {}) }
   }
 
@@ -322,8 +415,24 @@ export class Host {
   }
 }
 
-function blockerOf(admissions: readonly Admission[]): string | undefined {
+// What makes `batch` mode run a batch serially, among its calls that failed before scheduling
+// (parse failures and unknown names are known at arrival).
+function blockerOf(admissions: readonly (Admission | Staged)[]): string | undefined {
   return batchBlocker(admissions.flatMap((a) => (a.ok ? [] : [{ id: a.call.id, parsed: a.parsed, code: a.error.code }])))
+}
+
+/** A call scheduled before its permission was decided: the arguments it will run with may change. */
+interface HeldCall {
+  item: AuthoriseItem
+  footprint: Footprint
+  args: Record<string, unknown>
+}
+
+const NO_DECISION = { run: false as const, error: { code: 'E_DENIED', message: 'no permission decision was made for this call' } }
+
+// A fault in the authoriser must not reject the batch: each of its calls is refused instead.
+function authoriserFailed(error: unknown): AuthoriseDecision {
+  return { run: false, error: { code: 'E_DENIED', message: `the permission check failed (${describeThrown(error)}), so the call was not run; try again, or ask the user to check the permission settings` } }
 }
 
 /**
