@@ -1,4 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import type { RegExpEngine } from 'ajv/dist/types/index.js'
+import { compileLinearRegex } from './linear-regex.js'
 
 /**
  * The one ajv set-up for model input: strict schemas, own properties only, and none of the options
@@ -20,8 +22,28 @@ export function createAjv(): Ajv {
     // The standard format names are accepted as annotations (not checked: no format library is
     // bundled), so a schema written for any JSON Schema tool compiles; a misspelt format still fails.
     formats: Object.fromEntries(ANNOTATION_FORMATS.map((name) => [name, true as const])),
+    code: { regExp: linearPattern },
   })
 }
+
+/**
+ * A schema's `pattern` (and `patternProperties`) runs on model input: it is compiled with the
+ * linear-time RE2 engine, so a plugin's or an MCP server's pattern such as `^(a+)+$` cannot be made
+ * to backtrack for minutes. A pattern RE2 cannot express (lookaround, backreferences) keeps
+ * JavaScript's engine, as before: such schemas still work, without that guarantee.
+ */
+const linearPattern: RegExpEngine = Object.assign(
+  (pattern: string, flags: string) => {
+    try {
+      const compiled = compileLinearRegex(pattern)
+      // ajv keys compiled patterns by their text: it must differ per pattern.
+      return { test: compiled.test, toString: () => `/${pattern}/${flags} (RE2)` }
+    } catch {
+      return new RegExp(pattern, flags)
+    }
+  },
+  { code: 'toolhostLinearPattern' },
+)
 
 /** Format names of JSON Schema (draft 7 and 2020-12); accepted, not validated. */
 export const ANNOTATION_FORMATS = [
