@@ -18,6 +18,7 @@ import { redactEnvValues } from './redact-env.js'
 import { registry as processRegistry, type ToolRegistry } from './registry.js'
 import { resolveSetup, underRoot } from './host-setup.js'
 import { attachProcessRegistry } from './processes/attach-processes.js'
+import { startTempSweep } from './workspace/sweep-temp-files.js'
 import type { AnyTool, AskHandler, HostServices, Logger, OpenAIToolDefinition, SessionState, ToolCall, ToolContext, ToolError, ToolResult } from './types.js'
 import type { Authoriser, AuthoriseDecision, AuthoriseItem, HostEvent, HostOptions, PlannedCall, RunOptions } from './host-types.js'
 import type { DispatchMode } from './config/types.js'
@@ -444,6 +445,8 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   const setup = resolveSetup(options, options.env)
   const host = new Host(setup, options)
   await attachProcessRegistry(host)
+  // Temp files a killed write left behind are swept in the background; start-up does not wait.
+  startTempSweep(host)
   // Events cost nothing while nobody listens, so they are logged only when asked for.
   if (options.logEvents ?? (options.env ?? process.env).TOOLHOST_LOG === 'debug') logSchedulingEvents(host, host.log)
   if (setup.config.env_file !== '') loadEnvFile(underRoot(setup.root, setup.config.env_file), options.env)
@@ -452,7 +455,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
       ...setup.config.plugins.dirs.map((d) => path.resolve(setup.baseDir, d)),
       ...(options.plugins ?? []).map((d) => path.resolve(options.cwd ?? process.cwd(), d)),
     ]
-    host.pluginReport = await loadPlugins(dirs, host.registry)
+    host.pluginReport = await loadPlugins(dirs, host.registry, { importTimeoutMs: setup.config.plugins.import_timeout_ms })
     for (const failure of host.pluginReport.failed) host.log.error(`plugin ${failure.file} failed to load: ${failure.message}`)
     if (setup.config.plugins.watch || options.watch === true) (await import('./loader/watch-plugins.js')).watchHostPlugins(host, dirs)
   }

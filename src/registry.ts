@@ -42,6 +42,8 @@ export class ToolRegistry {
   readonly #listeners = new Set<ChangeListener>()
   #sorted: RegistryEntry[] | undefined
   #loadingFrom: string | undefined
+  // A plugin file being (re)imported: its registrations wait here until the import has succeeded.
+  #staging: { source: string; entries: Map<string, RegistryEntry>; ajv: ReturnType<typeof createAjv> } | undefined
   #version = 0
   #unconditional: { version: number; definitions: OpenAIToolDefinition[] | undefined } | undefined
 
@@ -65,7 +67,10 @@ export class ToolRegistry {
       if (source === undefined) throw error
       throw new ToolhostError('E_SCHEMA_INVALID', `${source}: ${describeThrown(error)}`, { cause: error })
     }
-    const existing = this.#entries.get(tool.name)
+    const staging = this.#staging !== undefined && this.#staging.source === source ? this.#staging : undefined
+    // While a file is staged, its own current tools are about to be replaced, not duplicated.
+    const current = this.#entries.get(tool.name)
+    const existing = staging ? (staging.entries.get(tool.name) ?? (current?.source === source ? undefined : current)) : current
     if (existing) {
       throw new ToolhostError(
         'E_DUPLICATE_TOOL',
@@ -75,7 +80,8 @@ export class ToolRegistry {
     }
     let validate: ValidateFunction
     try {
-      validate = this.#ajv.compile(tool.parameters)
+      // A staged file compiles apart: its previous version's schemas (and their $id) are still in use.
+      validate = (staging?.ajv ?? this.#ajv).compile(tool.parameters)
     } catch (error) {
       throw new ToolhostError(
         'E_SCHEMA_INVALID',
@@ -87,8 +93,43 @@ export class ToolRegistry {
       type: 'function',
       function: { name: tool.name, description: tool.description, parameters: tool.parameters },
     }
+    if (staging) {
+      staging.entries.set(tool.name, { tool, source, validate, definition })
+      return
+    }
     this.#entries.set(tool.name, { tool, source, validate, definition })
     this.#changed()
+  }
+
+  /**
+   * Imports (or re-imports) a plugin file through `load` with its registrations held aside, then puts
+   * them in place of the file's current tools in one step, with no moment in between when a call
+   * could find a tool missing (hot reload). If `load` fails, nothing changes: the file's current
+   * tools stay. Resolves with the names of the tools now registered by `source`.
+   *
+   * @example
+   * await registry.replaceSource('/w/plugins/weather.ts', () => importPlugin('/w/plugins/weather.ts', 2))
+   */
+  async replaceSource(source: string, load: () => Promise<unknown>): Promise<string[]> {
+    if (this.#staging !== undefined) throw new Error(`${source} cannot be loaded while ${this.#staging.source} is loading`)
+    const staging = { source, entries: new Map<string, RegistryEntry>(), ajv: createAjv() }
+    this.#staging = staging
+    try {
+      await this.loadingFrom(source, load)
+    } finally {
+      this.#staging = undefined
+    }
+    for (const name of staging.entries.keys()) {
+      const taken = this.#entries.get(name)
+      if (taken !== undefined && taken.source !== source) {
+        throw new ToolhostError('E_DUPLICATE_TOOL', `tool "${name}" is registered twice: by ${taken.source ?? '(code outside a plugin file)'} and by ${source}; rename one of them`, { details: { name, first: taken.source, second: source } })
+      }
+    }
+    const old = [...this.#entries.values()].filter((entry) => entry.source === source)
+    for (const entry of old) this.#forget(entry)
+    for (const [name, entry] of staging.entries) this.#entries.set(name, entry)
+    if (old.length > 0 || staging.entries.size > 0) this.#changed()
+    return [...staging.entries.keys()]
   }
 
   /** Removes a tool; returns whether it was there. */
