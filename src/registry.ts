@@ -105,7 +105,7 @@ export class ToolRegistry {
    * Imports (or re-imports) a plugin file through `load` with its registrations held aside, then puts
    * them in place of the file's current tools in one step, with no moment in between when a call
    * could find a tool missing (hot reload). If `load` fails, nothing changes: the file's current
-   * tools stay. Resolves with the names of the tools now registered by `source`.
+   * tools stay. Resolves with the names of the tools now registered by `source`, sorted.
    *
    * @example
    * await registry.replaceSource('/w/plugins/weather.ts', () => importPlugin('/w/plugins/weather.ts', 2))
@@ -129,7 +129,7 @@ export class ToolRegistry {
     for (const entry of old) this.#forget(entry)
     for (const [name, entry] of staging.entries) this.#entries.set(name, entry)
     if (old.length > 0 || staging.entries.size > 0) this.#changed()
-    return [...staging.entries.keys()]
+    return [...staging.entries.keys()].sort()
   }
 
   /** Removes a tool; returns whether it was there. */
