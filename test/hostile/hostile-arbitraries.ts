@@ -102,6 +102,22 @@ export const hostileBatch: fc.Arbitrary<ToolCall[]> = fc.array(
   { minLength: 1, maxLength: 6 },
 ).chain((calls) => fc.array(fc.constantFrom('c1', 'c2'), { minLength: calls.length, maxLength: calls.length }).map((dup) => calls.map((c, i) => ({ id: i % 3 === 2 ? dup[i]! : `h${i}`, ...c }))))
 
+/**
+ * Calls every run starts with (fast-check `examples`), whatever the seed: the breaks of issue 12 —
+ * 3,000 and 100,000 levels deep, "__proto__" keys, a 5-million-character name, a backtracking search,
+ * arguments over the size limit as an object, a path out of the root.
+ */
+export const EXTREME_BATCH: ToolCall[] = [
+  { id: 'deep-object', name: 'anything', arguments: nest(3000, 'object') as Record<string, unknown> },
+  { id: 'deep-text', name: 'anything', arguments: `{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}` },
+  { id: 'proto', name: 'anything', arguments: '{"__proto__":{"polluted":true},"constructor":{"prototype":{"x":1}}}' },
+  { id: 'long-name', name: 'n'.repeat(5_000_000), arguments: {} },
+  { id: 'freeze', name: 'search_files', arguments: { pattern: '(.*.*)*q' } },
+  { id: 'big-object', name: 'echo', arguments: { text: 'B'.repeat(400_000) } },
+  { id: 'escape', name: 'write_file', arguments: { path: '../root-sibling/secret.txt', content: 'pwned' } },
+  { id: 'read-secret', name: 'read_file', arguments: { path: '../root-sibling/secret.txt' } },
+]
+
 /** JSON text of a value (NaN and Infinity become null, as a model's serialiser would write them). */
 export function jsonText(value: unknown): string {
   return JSON.stringify(value) ?? 'null'
@@ -115,6 +131,20 @@ export function asObject(args: ToolCall['arguments']): Record<string, unknown> {
     return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : { raw: args }
   } catch {
     return { raw: args }
+  }
+}
+
+/**
+ * The arguments as an MCP client can send them: its JSON.stringify cannot write 100,000 levels (the
+ * server never sees such a message), so those are sent 3,000 deep, still far past the limit.
+ */
+export function asMcpArguments(args: ToolCall['arguments']): Record<string, unknown> {
+  const object = asObject(args)
+  try {
+    JSON.stringify(object)
+    return object
+  } catch {
+    return nest(3000, 'object') as Record<string, unknown>
   }
 }
 

@@ -18,7 +18,7 @@ import { createHost, registry, type Host, type ToolCall, type ToolResult } from 
 import { silentLogger } from '../../src/logger.js'
 import { connectStdio, REPO, startHttpServer } from '../mcp/serve-helpers.js'
 import { makeSandbox, SECRET, snapshot, type Sandbox } from '../workspace/sandbox.js'
-import { answerProblems, asObject, hasCatalogueCode, hostileBatch, jsonText, SEED } from './hostile-arbitraries.js'
+import { answerProblems, asMcpArguments, asObject, EXTREME_BATCH, hasCatalogueCode, hostileBatch, jsonText, SEED } from './hostile-arbitraries.js'
 
 const BIN = path.join(REPO, 'bin/toolhost.mjs')
 
@@ -58,6 +58,8 @@ function expectNothingLeaked(texts: readonly string[]): void {
 }
 
 const runs = (n: number) => ({ seed: SEED, numRuns: n, endOnFailure: true })
+// Properties of one batch start with the known breaks (fast-check runs `examples` first).
+const batchRuns = (n: number) => ({ ...runs(n), examples: [[EXTREME_BATCH] as [ToolCall[]]] })
 
 describe('createHost().run()', () => {
   let host: Host
@@ -79,7 +81,7 @@ describe('createHost().run()', () => {
         expect(alive).toMatchObject({ ok: true, content: 'alive' })
         expectNothingLeaked(results.map((r) => r.content))
       }),
-      runs(40),
+      { ...runs(40), examples: [[EXTREME_BATCH, false], [EXTREME_BATCH, true]] },
     )
   })
 })
@@ -97,8 +99,8 @@ describe('the CLI', { timeout: 120_000 }, () => {
     })
   }
 
-  test('run: two hostile batches as OpenAI tool_calls; every call answered; exit 0 or 1', async () => {
-    for (const calls of fc.sample(hostileBatch, { seed: SEED, numRuns: 2 })) {
+  test('run: the known breaks and two hostile batches as OpenAI tool_calls; every call answered; exit 0 or 1', async () => {
+    for (const calls of [EXTREME_BATCH, ...fc.sample(hostileBatch, { seed: SEED, numRuns: 2 })]) {
       const file = path.join(own, 'batch.json')
       writeFileSync(file, JSON.stringify({ tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : jsonText(c.arguments) } })) }))
       const run = await toolhost(['run', file, '--json'])
@@ -124,7 +126,7 @@ describe('the CLI', { timeout: 120_000 }, () => {
 
 /** Sends a batch through an MCP client, all at once; returns one problem per call not properly answered. */
 async function callOverMcp(client: Client, calls: readonly ToolCall[]): Promise<{ problems: string[]; texts: string[] }> {
-  const answers = await Promise.allSettled(calls.map((c) => client.callTool({ name: c.name, arguments: asObject(c.arguments) })))
+  const answers = await Promise.allSettled(calls.map((c) => client.callTool({ name: c.name, arguments: asMcpArguments(c.arguments) })))
   const problems: string[] = []
   const texts: string[] = []
   answers.forEach((a, i) => {
@@ -163,7 +165,7 @@ describe('MCP over stdio', { timeout: 120_000 }, () => {
         expect(await echoOverMcp(client)).toBe('alive')
         expectNothingLeaked(texts)
       }),
-      runs(15),
+      batchRuns(15),
     )
   })
 })
@@ -190,7 +192,7 @@ describe('MCP over Streamable HTTP', { timeout: 120_000 }, () => {
         expect(await echoOverMcp(client)).toBe('alive')
         expectNothingLeaked(texts)
       }),
-      runs(10),
+      batchRuns(10),
     )
   })
 })
