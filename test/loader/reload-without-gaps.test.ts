@@ -63,14 +63,16 @@ describe('plugins.import_timeout_ms', () => {
   test('a plugin whose import never settles is reported as failed, naming the file and the limit; the rest load', async () => {
     const plugins = path.join(dir, 'hangs')
     mkdirSync(plugins)
-    writeFileSync(path.join(plugins, 'a-hangs.mts'), "import { defineTool, registry } from 'toolhost'\nregistry.register(defineTool({ name: 'rg_never', description: 'never', parameters: { type: 'object' }, handler: () => 'x' }))\nawait new Promise(() => {})\n")
-    writeFileSync(path.join(plugins, 'b-fine.ts'), "import { defineTool, registry } from 'toolhost'\nregistry.register(defineTool({ name: 'rg_fine', description: 'fine', parameters: { type: 'object' }, handler: () => 'x' }))\n")
-    const report = await loadPlugins([plugins], registry, { importTimeoutMs: 500 })
-    expect(report.loaded).toEqual([path.join(plugins, 'b-fine.ts')])
+    writeFileSync(path.join(plugins, 'a-hangs.mjs'), "import { defineTool, registry } from 'toolhost'\nregistry.register(defineTool({ name: 'rg_never', description: 'never', parameters: { type: 'object' }, handler: () => 'x' }))\nawait new Promise(() => {})\n")
+    writeFileSync(path.join(plugins, 'b-fine.mjs'), "import { defineTool, registry } from 'toolhost'\nregistry.register(defineTool({ name: 'rg_fine', description: 'fine', parameters: { type: 'object' }, handler: () => 'x' }))\n")
+    // Plain .mjs files (no TypeScript to compile), and a limit well above what a busy machine needs
+    // to import one: the fine file must not time out too.
+    const report = await loadPlugins([plugins], registry, { importTimeoutMs: 3000 })
+    expect(report.loaded).toEqual([path.join(plugins, 'b-fine.mjs')])
     expect(report.failed).toEqual([{
-      file: path.join(plugins, 'a-hangs.mts'),
+      file: path.join(plugins, 'a-hangs.mjs'),
       code: 'E_PLUGIN_LOAD',
-      message: `${path.join(plugins, 'a-hangs.mts')} did not finish loading within 500 ms (plugins.import_timeout_ms): its import waits for something (a top-level await, a connection) that has not come; none of its tools are registered`,
+      message: `${path.join(plugins, 'a-hangs.mjs')} did not finish loading within 3000 ms (plugins.import_timeout_ms): its import waits for something (a top-level await, a connection) that has not come; none of its tools are registered`,
     }])
     expect(registry.has('rg_never')).toBe(false)
     expect(registry.has('rg_fine')).toBe(true)
