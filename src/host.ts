@@ -1,13 +1,14 @@
 import path from 'node:path'
 import type { ToolhostConfig } from './config/types.js'
-import { admitCalls, behaviourSets, computeFootprint, hiddenTools, settleStaged, stageCalls, unavailableError, type AdmitContext, type Admission, type HiddenTools, type Staged } from './dispatch/admit.js'
+import { admitCalls, behaviourSets, blockerOf, computeFootprint, hiddenTools, settleStaged, stageCalls, type AdmitContext, type Admission, type HiddenTools, type Staged } from './dispatch/admit.js'
 import { CallContext } from './dispatch/call-context.js'
 import { executeCall, type Execution } from './dispatch/execute-call.js'
 import { logSchedulingEvents } from './dispatch/log-events.js'
-import { footprintCovers, type BehaviourSets, type Footprint } from './dispatch/footprint.js'
-import { batchBlocker, explainWaits, planModeWaits } from './dispatch/plan.js'
+import type { BehaviourSets, Footprint } from './dispatch/footprint.js'
+import { authoriserFailed, decideHeld, NO_DECISION, openHeld, type HeldCall } from './dispatch/held-calls.js'
+import { explainWaits, planModeWaits } from './dispatch/plan.js'
 import { Scheduler, type JobOutcome, type SchedulableCall, type SubmitOptions, type Wait } from './dispatch/scheduler.js'
-import { capText, limitContent, toContent } from './dispatch/shape-result.js'
+import { capText, limitContent, toContent, unsavedContent } from './dispatch/shape-result.js'
 import { loadEnvFile } from './env-file.js'
 import { shownName } from './dispatch/suggest.js'
 import { describeThrown } from './errors.js'
@@ -198,11 +199,9 @@ export class Host {
     for (const closer of this.#closers.splice(0).reverse()) await closer()
   }
 
-  // Calls take their places in the schedule the moment they arrive, so arrival order is scheduling
-  // order across every run and client (MCP sessions, a model's stream). Only the synchronous part of
-  // admission runs now; whatever may have to wait (an availability check, a tool's own permission
-  // check, a custom authoriser) runs behind each call's gate while the call holds its place: a slow
-  // check holds up only the later calls that conflict with its calls, never unrelated ones.
+  // Calls take their places in the schedule the moment they arrive (arrival order is scheduling order
+  // across every run and client). What may have to wait (an availability check, a tool's permission
+  // check, a custom authoriser) runs behind each call's gate: it holds up only conflicting calls.
   #schedule(calls: readonly ToolCall[], options: RunOptions): Promise<ToolResult>[] {
     const staged = stageCalls(calls, this.#admit)
     const hidden = hiddenTools(staged, this.#admit)
@@ -218,7 +217,7 @@ export class Host {
       const a = (admissions[i] = settleStaged(staged[i]!, hidden))
       if (a.ok) items.push({ index: a.index, call: a.call, tool: a.tool, args: a.args })
     }
-    const decisions = items.length > 0 ? this.#authoriseNow(items, options.signal) : []
+    const decisions = items.length > 0 ? this.#authorise(items, options.signal, true) : []
     if (decisions === undefined) return undefined
     const results: Promise<ToolResult>[] = new Array(staged.length)
     for (const a of admissions) if (!a.ok) results[a.index] = Promise.resolve(this.#errorResult(a.call, a.error, trace))
@@ -262,50 +261,14 @@ export class Host {
       }
       held.push({ item: { index: s.index, call: s.call, tool: s.tool, args: s.args }, footprint: this.footprintOf(s.tool, s.args), args: s.args })
     }
-    const decided = this.#decideHeld(held, known, options.signal)
-    const toSchedule = held.map((h, k): SchedulableCall => ({ id: h.item.call.id, footprint: h.footprint, gate: decided.then((all) => this.#openHeld(h, all[k]!)), start: this.#heldStarter(h) }))
+    const decided = decideHeld(held, known, (items) => this.#authorise(items, options.signal, false))
+    const footprintOf = (tool: AnyTool, args: Record<string, unknown>): Footprint => this.footprintOf(tool, args)
+    const toSchedule = held.map((h, k): SchedulableCall => ({ id: h.item.call.id, footprint: h.footprint, gate: decided.then((all) => openHeld(h, all[k]!, footprintOf)), start: this.#heldStarter(h) }))
     const outcomes = this.#submit(toSchedule, staged, options)
     held.forEach((h, k) => {
       results[h.item.index] = outcomes[k]!.then((outcome) => this.#shape(h.item, outcome, trace))
     })
     return results
-  }
-
-  // One decision for the held calls of a batch (approvals are asked together); never rejects.
-  async #decideHeld(held: readonly HeldCall[], known: Promise<HiddenTools>, signal: AbortSignal | undefined): Promise<(AuthoriseDecision | ToolError)[]> {
-    try {
-      const hidden = await known
-      const out: (AuthoriseDecision | ToolError)[] = new Array(held.length)
-      const available: number[] = []
-      held.forEach((h, k) => {
-        const reason = hidden.get(h.item.tool.name)
-        if (reason === undefined) available.push(k)
-        else out[k] = unavailableError(h.item.tool.name, reason)
-      })
-      if (available.length > 0) {
-        const items = available.map((k) => held[k]!.item)
-        const decisions = this.#authoriseNow(items, signal) ?? (await this.#authorise(items, signal))
-        available.forEach((k, i) => (out[k] = decisions[i] ?? NO_DECISION))
-      }
-      return out
-    } catch (error) {
-      const refused: ToolError = { code: 'E_DENIED', message: `the call was not run: deciding its permission failed (${describeThrown(error)}); try again` }
-      return held.map(() => refused)
-    }
-  }
-
-  // A held call's gate: run (maybe after a person's approval), or the error that stops it. New
-  // arguments from the permission system must stay within the place the call holds.
-  #openHeld(h: HeldCall, decided: AuthoriseDecision | ToolError): ToolError | undefined | Promise<ToolError | undefined> {
-    if (!('run' in decided)) return decided
-    if (!decided.run) return decided.error
-    if (decided.args !== h.args) {
-      if (!footprintCovers(h.footprint, this.footprintOf(h.item.tool, decided.args))) {
-        return { code: 'E_DENIED', message: `${h.item.tool.name} did not run: its permission check changed the arguments so that the call would touch more than it was scheduled for; a permission check may narrow a call, not widen it. This is a fault in the tool, not in your call` }
-      }
-      h.args = decided.args
-    }
-    return decided.gate
   }
 
   #submit(toSchedule: SchedulableCall[], staged: readonly (Admission | Staged)[], options: RunOptions): Promise<JobOutcome>[] {
@@ -317,19 +280,16 @@ export class Host {
     return this.#scheduler.submit(toSchedule, submit)
   }
 
-  #authoriseNow(items: readonly AuthoriseItem[], signal: AbortSignal | undefined): AuthoriseDecision[] | undefined {
-    if (this.authoriser.authoriseNow === undefined) return undefined
+  // The authoriser's decisions, made at once where it can (`authoriseNow`; undefined when it cannot
+  // and `now` is asked), else awaited. A fault in it refuses each call instead of rejecting the batch.
+  #authorise(items: readonly AuthoriseItem[], signal: AbortSignal | undefined, now: true): AuthoriseDecision[] | undefined
+  #authorise(items: readonly AuthoriseItem[], signal: AbortSignal | undefined, now: false): AuthoriseDecision[] | Promise<AuthoriseDecision[]>
+  #authorise(items: readonly AuthoriseItem[], signal: AbortSignal | undefined, now: boolean): AuthoriseDecision[] | Promise<AuthoriseDecision[]> | undefined {
+    const context = { signal, host: this }
     try {
-      return this.authoriser.authoriseNow(items, { signal, host: this })
-    } catch (error) {
-      return items.map(() => authoriserFailed(error))
-    }
-  }
-
-  // A fault in the authoriser must not reject the batch: each of its calls is refused instead.
-  async #authorise(items: readonly AuthoriseItem[], signal: AbortSignal | undefined): Promise<AuthoriseDecision[]> {
-    try {
-      return await this.authoriser.authorise(items, { signal, host: this })
+      const decided = this.authoriser.authoriseNow?.(items, context)
+      if (decided !== undefined || now) return decided
+      return this.authoriser.authorise(items, context).catch((error: unknown) => items.map(() => authoriserFailed(error)))
     } catch (error) {
       return items.map(() => authoriserFailed(error))
     }
@@ -363,7 +323,6 @@ export class Host {
     return (message, progress, total) => this.#emit({ type: 'progress', id: callId, message, ...(progress === undefined ? {} : { progress }), ...(total === undefined ? {} : { total }) })
   }
 
-
   // Not async: a result within its limit is shaped at once (no extra promise per call); only a
   // result that must be saved to disk goes through #saveAndShape.
   #shape(item: AuthoriseItem, outcome: JobOutcome, trace: boolean): ToolResult | Promise<ToolResult> {
@@ -390,11 +349,8 @@ export class Host {
       const limited = await limitContent(text, limit, folder, call.id)
       return { id: call.id, name: call.name, ok: true, ...limited, ...timing }
     } catch (error) {
-      // The whole text could not be saved (a full disk, a planted link): still answer, with what
-      // fits and why the rest is missing; no partial file is left behind.
-      const note = `\n[truncated: ${text.length} characters in all; the whole text could not be saved (${describeThrown(error)}), so only this part is available]`
-      const kept = text.slice(0, Math.max(0, limit - note.length))
-      return { id: call.id, name: call.name, ok: true, content: (kept + note).slice(0, limit), truncated: true, ...timing }
+      // A full disk, a planted link: still answer, with what fits and why the rest is missing.
+      return { id: call.id, name: call.name, ok: true, content: unsavedContent(text, limit, describeThrown(error)), truncated: true, ...timing }
     }
   }
 
@@ -416,26 +372,6 @@ export class Host {
   }
 }
 
-// What makes `batch` mode run a batch serially, among its calls that failed before scheduling
-// (parse failures and unknown names are known at arrival).
-function blockerOf(admissions: readonly (Admission | Staged)[]): string | undefined {
-  return batchBlocker(admissions.flatMap((a) => (a.ok ? [] : [{ id: a.call.id, parsed: a.parsed, code: a.error.code }])))
-}
-
-/** A call scheduled before its permission was decided: the arguments it will run with may change. */
-interface HeldCall {
-  item: AuthoriseItem
-  footprint: Footprint
-  args: Record<string, unknown>
-}
-
-const NO_DECISION = { run: false as const, error: { code: 'E_DENIED', message: 'no permission decision was made for this call' } }
-
-// A fault in the authoriser must not reject the batch: each of its calls is refused instead.
-function authoriserFailed(error: unknown): AuthoriseDecision {
-  return { run: false, error: { code: 'E_DENIED', message: `the permission check failed (${describeThrown(error)}), so the call was not run; try again, or ask the user to check the permission settings` } }
-}
-
 /**
  * Creates a host: loads config (file or object), the .env file, and the plugin folders.
  * Configuration faults throw `E_CONFIG_INVALID` naming the file and key; a plugin that fails to load
@@ -445,8 +381,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   const setup = resolveSetup(options, options.env)
   const host = new Host(setup, options)
   await attachProcessRegistry(host)
-  // Temp files a killed write left behind are swept in the background; start-up does not wait.
-  startTempSweep(host)
+  startTempSweep(host) // temp files of killed writes, in the background
   // Events cost nothing while nobody listens, so they are logged only when asked for.
   if (options.logEvents ?? (options.env ?? process.env).TOOLHOST_LOG === 'debug') logSchedulingEvents(host, host.log)
   if (setup.config.env_file !== '') loadEnvFile(underRoot(setup.root, setup.config.env_file), options.env)

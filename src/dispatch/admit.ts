@@ -2,6 +2,7 @@ import type { ToolhostConfig } from '../config/types.js'
 import { missingEnvReason, type ToolRegistry } from '../registry.js'
 import type { AnyTool, ToolCall, ToolError } from '../types.js'
 import { computeFootprint, type BehaviourSets, type Footprint } from './footprint.js'
+import { batchBlocker } from './plan.js'
 import { parseArguments, resolveTool, unknownToolError, validateArguments } from './prepare.js'
 
 /** A call after parse, resolve, availability and validation: either ready to authorise, or failed. */
@@ -120,6 +121,14 @@ export function settleStaged(s: Staged, hidden: HiddenTools): Admission {
 /** The E_TOOL_UNAVAILABLE error of a hidden tool. */
 export function unavailableError(name: string, reason: string): ToolError {
   return { code: 'E_TOOL_UNAVAILABLE', message: `${name} is not available right now (${reason}); use another tool` }
+}
+
+/**
+ * What makes `batch` mode run a batch serially, among its calls that failed before scheduling
+ * (parse failures and unknown names, known at arrival).
+ */
+export function blockerOf(admissions: readonly (Admission | Staged)[]): string | undefined {
+  return batchBlocker(admissions.flatMap((a) => (a.ok ? [] : [{ id: a.call.id, parsed: a.parsed, code: a.error.code }])))
 }
 
 /** The config's behaviour sets as lookups. */

@@ -51,6 +51,18 @@ export async function limitContent(content: string, limit: number | false, folde
 }
 
 /**
+ * What a result keeps when its whole text could not be saved (a full disk, a planted link): the start
+ * that fits within `limit`, and a note saying why the rest is missing (no partial file is left).
+ *
+ * @example
+ * unsavedContent(text, 1000, 'ENOSPC: no space left on device') // '…\n[truncated: 5000 characters in all; the whole text could not be saved (ENOSPC: …), so only this part is available]'
+ */
+export function unsavedContent(text: string, limit: number, why: string): string {
+  const note = `\n[truncated: ${text.length} characters in all; the whole text could not be saved (${why}), so only this part is available]`
+  return (text.slice(0, Math.max(0, limit - note.length)) + note).slice(0, limit)
+}
+
+/**
  * Cuts short text (an error message) to `limit` characters, saying so; nothing is saved to disk.
  *
  * @example

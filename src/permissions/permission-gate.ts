@@ -6,7 +6,7 @@ import { isCaseInsensitiveFs } from '../paths.js'
 import { checkArgumentLimits } from '../dispatch/argument-limits.js'
 import { describeSchemaErrors } from '../schema.js'
 import type { Logger, PermissionResult, ToolContext, ToolError } from '../types.js'
-import { checkAnswer, noApproverMessage, personDeniedMessage, SessionApprovals, suggestRule, type ApprovalAnswer, type ApprovalRequest, type ApproveHandler } from './approvals.js'
+import { askAll, noApproverMessage, personDeniedMessage, SessionApprovals, suggestRule, type ApprovalAnswer, type ApprovalRequest, type ApproveHandler } from './approvals.js'
 import { AuditLog, type AuditEntry } from './audit.js'
 import { abbreviate } from './canonical-json.js'
 import { decidePermission, type PermissionDecision } from './decide.js'
@@ -329,32 +329,6 @@ export class PermissionGate implements Authoriser {
       mode: this.mode,
       ...what,
     })
-  }
-}
-
-/** Runs the handler once for the batch; never rejects (a failure becomes the reason every call is denied). */
-async function askAll(approve: ApproveHandler, requests: readonly ApprovalRequest[], signal: AbortSignal, closing: AbortSignal): Promise<{ failed?: string; answers: (ApprovalAnswer | undefined)[] }> {
-  const closed = 'the host closed before the person answered'
-  if (closing.aborted) return { failed: closed, answers: [] }
-  let onClose: (() => void) | undefined
-  const hostClosed = new Promise<{ failed: string; answers: [] }>((resolve) => {
-    onClose = () => resolve({ failed: closed, answers: [] })
-    closing.addEventListener('abort', onClose, { once: true })
-  })
-  try {
-    return await Promise.race([askOnce(approve, requests, signal), hostClosed])
-  } finally {
-    closing.removeEventListener('abort', onClose!)
-  }
-}
-
-async function askOnce(approve: ApproveHandler, requests: readonly ApprovalRequest[], signal: AbortSignal): Promise<{ failed?: string; answers: (ApprovalAnswer | undefined)[] }> {
-  try {
-    const answers = await approve(requests, signal)
-    if (!Array.isArray(answers)) return { failed: 'the approval handler did not answer with a list', answers: [] }
-    return { answers: requests.map((_, i) => checkAnswer(answers[i])) }
-  } catch (error) {
-    return { failed: `asking for approval failed (${describeThrown(error)})`, answers: [] }
   }
 }
 
