@@ -10,5 +10,5 @@ for (const stream of [process.stdout, process.stderr]) {
     throw error
   })
 }
-const { main } = await import('../src/cli/main.ts')
-process.exitCode = await main(process.argv.slice(2))
+const { runCli } = await import('../src/cli/main.ts')
+await runCli(process.argv.slice(2))

@@ -27,11 +27,8 @@ registry.register(
     // A person answers one question at a time, and nothing should change while they think.
     neverParallel: true,
     readOnly: () => true,
-    // Thrown, so `toolhost list` shows why it is hidden ("check threw: …").
-    check: (context) => {
-      if (!context.canAsk) throw new Error('this host cannot ask a person (it has no ask handler)')
-      return true
-    },
+    // A reason, not a throw: `toolhost list` and a call of the hidden tool show it as written.
+    check: (context) => (context.canAsk ? true : { available: false, reason: 'needs a person to ask; none here' }),
     // People are slower than tools: give them half an hour.
     timeoutMs: 1_800_000,
     handler: async (args, ctx) => {

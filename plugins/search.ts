@@ -1,11 +1,13 @@
 // Built-in search_files: regex over file contents or names inside the workspace, skipping
-// node_modules, .git, what .gitignore ignores and the deny list; never follows a symlink.
+// node_modules, .git, what .gitignore ignores, the deny list and toolhost's own temp files; never
+// follows a symlink. The model's pattern and glob run on an RE2-class engine (linear time), and a
+// long search yields to the event loop between lines, so no pattern can freeze the host.
 import { lstat, opendir } from 'node:fs/promises'
 import path from 'node:path'
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import ignore, { type Ignore } from 'ignore'
-import picomatch from 'picomatch'
-import { defineTool, registry, ToolhostError, workspaceFor } from 'toolhost'
-import type { ResolvedPath, ToolContext, Workspace } from 'toolhost'
+import { compileLinearGlob, compileLinearRegex, defineTool, isTempFileName, LINEAR_REGEX_SYNTAX, registry, ToolhostError, workspaceFor } from 'toolhost'
+import type { LinearRegex, ResolvedPath, ToolContext, Workspace } from 'toolhost'
 
 interface SearchArgs {
   pattern: string
@@ -19,6 +21,12 @@ interface SearchArgs {
 const SKIPPED_FOLDERS = new Set(['node_modules', '.git'])
 const MAX_FILE_BYTES = 5 * 1024 * 1024
 const MAX_LINE_CHARS = 300
+// A model's pattern: its length, and the steps its compiled form may take per character.
+const MAX_PATTERN_CHARS = 1000
+const MAX_PATTERN_COMPLEXITY = 600
+// Lines tested at once by the quick whole-chunk test, and work between two turns of the event loop.
+const CHUNK_LINES = 256
+const SLICE_MS = 10
 
 registry.register(
   defineTool<SearchArgs>({
@@ -26,13 +34,14 @@ registry.register(
     toolset: 'files',
     description:
       'Search the workspace with a regular expression: in file contents (each match as "file:line: text") or in file paths (target "files"). ' +
+      `The pattern uses ${LINEAR_REGEX_SYNTAX}; it is matched against each line. ` +
       'Skips node_modules, .git, files ignored by .gitignore, binary files and denied paths. Results are bounded; a note says when more exist.',
     parameters: {
       type: 'object',
       properties: {
-        pattern: { type: 'string', minLength: 1, description: 'A JavaScript regular expression, e.g. "function\\\\s+load" or "TODO|FIXME".' },
+        pattern: { type: 'string', minLength: 1, maxLength: MAX_PATTERN_CHARS, description: 'A regular expression in RE2 syntax (no lookaround or backreferences), e.g. "function\\\\s+load" or "TODO|FIXME".' },
         path: { type: 'string', minLength: 1, description: 'The folder (or file) to search, relative to the workspace root. Default: the whole root.' },
-        glob: { type: 'string', minLength: 1, description: 'Only files whose path matches this glob, e.g. "*.ts" (a name anywhere) or "src/**/*.md" (relative to `path`).' },
+        glob: { type: 'string', minLength: 1, maxLength: MAX_PATTERN_CHARS, description: 'Only files whose path matches this glob, e.g. "*.ts" (a name anywhere) or "src/**/*.md" (relative to `path`): * ** ? [abc] [!abc] {a,b}.' },
         target: { type: 'string', enum: ['content', 'files'], description: '"content" (default) searches the text of files; "files" matches the regex against file paths.' },
         max_results: { type: 'integer', minimum: 1, description: 'At most this many matches (default and upper bound: search_files.max_results in config).' },
         ignore_case: { type: 'boolean', description: 'Match letters regardless of case. Default false.' },
@@ -51,26 +60,37 @@ registry.register(
 
 interface Found { lines: string[]; more: boolean; filesSearched: number }
 
+/** The compiled pattern: per line, and (where it gives the same answers) per chunk of lines. */
+interface Search {
+  line: LinearRegex
+  /** Tests a chunk of lines joined by "\n" at once; no match means no line of it matches. */
+  chunk: LinearRegex | undefined
+  /** Between pieces of work: lets other calls run every few ms, and stops once the call is aborted. */
+  pace: () => Promise<void>
+}
+
 async function searchFiles(args: SearchArgs, ctx: ToolContext): Promise<string> {
-  let regex: RegExp
-  try {
-    regex = new RegExp(args.pattern, args.ignore_case === true ? 'i' : '')
-  } catch (error) {
-    throw new ToolhostError('E_ARGS_INVALID', `pattern is not a valid regular expression: ${(error as Error).message}. Escape special characters such as ( [ { . * + ? with a backslash`)
-  }
+  const ignoreCase = args.ignore_case === true
+  const search: Search = { line: compilePattern(args.pattern, { ignoreCase }), chunk: undefined, pace: pacer(ctx.signal) }
+  // Joining lines keeps every per-line match a chunk match, except where the pattern pins the whole
+  // text (\A, \z) or turns line anchors off ((?-m)): those are tested line by line only.
+  if (!/\\[Az]|\(\?[A-Za-z]*-/.test(args.pattern)) search.chunk = compilePattern(args.pattern, { ignoreCase, multiline: true })
   const ws = workspaceFor(ctx)
   const start = ws.resolve(args.path ?? '.', 'read')
   const cap = ctx.config.search_files.max_results
   const max = Math.min(args.max_results ?? cap, cap)
   const target = args.target ?? 'content'
-  const glob = args.glob === undefined ? undefined : picomatch(args.glob, { dot: true, basename: !args.glob.includes('/'), nocase: ws.caseInsensitive })
+  const glob = args.glob === undefined ? undefined : compileGlob(args.glob, ws.caseInsensitive)
+  // A glob without a "/" matches a name at any depth.
+  const byName = args.glob !== undefined && !args.glob.includes('/')
   const found: Found = { lines: [], more: false, filesSearched: 0 }
   const visit = async (file: ResolvedPath): Promise<boolean> => {
     const fromStart = path.relative(start.path, file.path).split(path.sep).join('/') || path.basename(file.path)
-    if (glob !== undefined && !glob(fromStart)) return true
+    if (glob !== undefined && !glob.testWhole(byName ? path.basename(fromStart) : fromStart)) return true
     found.filesSearched++
-    if (target === 'files') return add(found, regex.test(file.relative) ? file.relative : undefined, max)
-    return searchContent(ws, file, regex, found, max)
+    await search.pace()
+    if (target === 'files') return add(found, search.line.test(file.relative) ? file.relative : undefined, max)
+    return searchContent(ws, file, search, found, max)
   }
   await walk(ws, start, visit, ctx.signal)
   const where = start.relative === '.' ? 'the workspace' : start.relative
@@ -89,7 +109,7 @@ function add(found: Found, line: string | undefined, max: number): boolean {
   return true
 }
 
-async function searchContent(ws: Workspace, file: ResolvedPath, regex: RegExp, found: Found, max: number): Promise<boolean> {
+async function searchContent(ws: Workspace, file: ResolvedPath, search: Search, found: Found, max: number): Promise<boolean> {
   let bytes: Buffer
   try {
     bytes = await ws.readFile(file)
@@ -97,14 +117,49 @@ async function searchContent(ws: Workspace, file: ResolvedPath, regex: RegExp, f
     return true // vanished, swapped or unreadable since it was listed: skip it
   }
   if (bytes.length > MAX_FILE_BYTES || bytes.subarray(0, 8192).includes(0)) return true
-  const lines = bytes.toString('utf8').split('\n')
-  for (let i = 0; i < lines.length; i++) {
-    const text = lines[i]!.endsWith('\r') ? lines[i]!.slice(0, -1) : lines[i]!
-    if (!regex.test(text)) continue
-    const shown = text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}…` : text
-    if (!add(found, `${file.relative}:${i + 1}: ${shown}`, max)) return false
+  const text = bytes.toString('utf8')
+  const lines = text.split('\n')
+  if (text.includes('\r')) for (let i = 0; i < lines.length; i++) if (lines[i]!.endsWith('\r')) lines[i] = lines[i]!.slice(0, -1)
+  for (let from = 0; from < lines.length; from += CHUNK_LINES) {
+    const to = Math.min(lines.length, from + CHUNK_LINES)
+    await search.pace()
+    if (search.chunk !== undefined && !search.chunk.test(lines.slice(from, to).join('\n'))) continue
+    for (let i = from; i < to; i++) {
+      const line = lines[i]!
+      if (!search.line.test(line)) continue
+      const shown = line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}…` : line
+      if (!add(found, `${file.relative}:${i + 1}: ${shown}`, max)) return false
+    }
   }
   return true
+}
+
+function compilePattern(pattern: string, options: { ignoreCase: boolean; multiline?: boolean }): LinearRegex {
+  try {
+    return compileLinearRegex(pattern, { ...options, maxComplexity: MAX_PATTERN_COMPLEXITY })
+  } catch (error) {
+    throw new ToolhostError('E_ARGS_INVALID', `pattern is not a regular expression this tool accepts (${(error as Error).message}). It uses ${LINEAR_REGEX_SYNTAX}; escape special characters such as ( [ { . * + ? with a backslash`)
+  }
+}
+
+function compileGlob(glob: string, ignoreCase: boolean): LinearRegex {
+  try {
+    return compileLinearGlob(glob, { ignoreCase, maxComplexity: MAX_PATTERN_COMPLEXITY * 2 })
+  } catch (error) {
+    throw new ToolhostError('E_ARGS_INVALID', `glob is not one this tool accepts (${(error as Error).message}); use * ** ? [abc] [!abc] {a,b}`)
+  }
+}
+
+// Yields to the event loop once `SLICE_MS` of work has passed since the last turn, so other calls
+// and clients are served while a long search runs; an aborted call (timeout, interrupt) stops here.
+function pacer(signal: AbortSignal): () => Promise<void> {
+  let since = performance.now()
+  return async () => {
+    if (performance.now() - since < SLICE_MS) return
+    await nextTurn()
+    since = performance.now()
+    if (signal.aborted) throw new ToolhostError('E_INTERRUPTED', 'search_files was stopped (it ran out of time or was interrupted)')
+  }
 }
 
 /** Depth-first, names sorted, never following a symlink; `visit` returns false to stop. */
@@ -140,6 +195,8 @@ async function walk(ws: Workspace, start: ResolvedPath, visit: (file: ResolvedPa
     for (const { name, kind } of names) {
       const relative = dir.relative === '.' ? name : `${dir.relative}/${name}`
       if (kind === 'dir' && SKIPPED_FOLDERS.has(name)) continue
+      // A temp file left by a write that was killed half-way: never a match, never content.
+      if (kind === 'file' && isTempFileName(name)) continue
       if (ws.isDenied(relative) || isIgnored(relative, kind === 'dir')) continue
       const child: ResolvedPath = { path: path.join(dir.path, name), relative, input: relative }
       if (!(kind === 'dir' ? await descend(child) : await visit(child))) return false

@@ -1,17 +1,19 @@
 // An env-gated tool: hidden unless TOOLHOST_WEBHOOK_URL is set (in the environment or .env) to an
 // http(s) URL.
-import { defineTool, registry } from 'toolhost'
+import { defineTool, registry, ToolhostError } from 'toolhost'
 
-/** The configured webhook URL; throws (hiding the tool, with this reason) when it is not http(s). */
-function webhookUrl(env: NodeJS.ProcessEnv): URL {
-  const raw = env.TOOLHOST_WEBHOOK_URL ?? ''
+/**
+ * The configured webhook URL, or why it cannot be used. The URL is a secret (its path carries the
+ * token): no message quotes it.
+ */
+function webhookUrl(env: NodeJS.ProcessEnv): URL | { problem: string } {
   let url: URL
   try {
-    url = new URL(raw)
+    url = new URL(env.TOOLHOST_WEBHOOK_URL ?? '')
   } catch {
-    throw new Error(`TOOLHOST_WEBHOOK_URL is not a URL: ${JSON.stringify(raw.slice(0, 100))}`)
+    return { problem: 'TOOLHOST_WEBHOOK_URL is not a URL' }
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`TOOLHOST_WEBHOOK_URL must be http(s), got ${url.protocol}`)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { problem: `TOOLHOST_WEBHOOK_URL must be http(s), got ${url.protocol}` }
   return url
 }
 
@@ -30,12 +32,16 @@ registry.register(
       additionalProperties: false,
     },
     requiresEnv: ['TOOLHOST_WEBHOOK_URL'],
-    check: ({ env }) => webhookUrl(env) !== undefined,
+    check: ({ env }) => {
+      const url = webhookUrl(env)
+      return url instanceof URL ? true : { available: false, reason: url.problem }
+    },
     parallelSafe: true,
     openWorld: true,
     timeoutMs: 15_000,
     handler: async (args, ctx) => {
       const url = webhookUrl(ctx.env)
+      if (!(url instanceof URL)) throw new ToolhostError('E_TOOL_UNAVAILABLE', `${url.problem}; the notification was not sent`)
       let response: Response
       try {
         response = await fetch(url, {

@@ -25,6 +25,12 @@ export type AuthoriseDecision =
 /** The authorisation stage: sees a whole batch at once, so approvals can be asked together. */
 export interface Authoriser {
   authorise(items: readonly AuthoriseItem[], context: { signal?: AbortSignal; host: Host }): Promise<AuthoriseDecision[]>
+  /**
+   * The same decisions made synchronously when they need no waiting (calls needing a person still
+   * get their `gate`); undefined when they do. Optional: without it every batch is decided through
+   * `authorise`, its calls holding their places in the schedule meanwhile.
+   */
+  authoriseNow?(items: readonly AuthoriseItem[], context: { signal?: AbortSignal; host: Host }): AuthoriseDecision[] | undefined
   /** The host is closing: stop waiting for people (refuse calls still waiting for an approval). */
   shutdown?(): void
   /** Adds an approver asked when no one else can be (the console while open); returns its remover. */

@@ -1,23 +1,29 @@
 import path from 'node:path'
 import type { ToolhostConfig } from './config/types.js'
-import { admitCalls, behaviourSets, computeFootprint, type Admission } from './dispatch/admit.js'
+import { admitCalls, behaviourSets, blockerOf, computeFootprint, hiddenTools, settleStaged, stageCalls, type AdmitContext, type Admission, type HiddenTools, type Staged } from './dispatch/admit.js'
 import { CallContext } from './dispatch/call-context.js'
 import { executeCall, type Execution } from './dispatch/execute-call.js'
 import { logSchedulingEvents } from './dispatch/log-events.js'
 import type { BehaviourSets, Footprint } from './dispatch/footprint.js'
-import { batchBlocker, explainWaits, planModeWaits } from './dispatch/plan.js'
+import { authoriserFailed, decideHeld, NO_DECISION, openHeld, type HeldCall } from './dispatch/held-calls.js'
+import { explainWaits, planModeWaits } from './dispatch/plan.js'
 import { Scheduler, type JobOutcome, type SchedulableCall, type SubmitOptions, type Wait } from './dispatch/scheduler.js'
 import { capText } from './dispatch/shape-result.js'
+import type { ResultsFolder } from './workspace/save-result.js'
+import type { ArgumentLimits } from './dispatch/argument-limits.js'
 import { shapeOutcome, spillText } from './dispatch/shape-outcome.js'
 import { loadEnvFile } from './env-file.js'
+import { shownName } from './dispatch/suggest.js'
 import { describeThrown } from './errors.js'
 import { loadPlugins, type PluginLoadReport } from './loader/load-plugins.js'
 import { createLogger } from './logger.js'
 import { isCaseInsensitiveFs } from './paths.js'
+import { redactEnvValues } from './redact-env.js'
 import { registry as processRegistry, type ToolRegistry } from './registry.js'
 import { resolveSetup, underRoot } from './host-setup.js'
 import { attachProcessRegistry } from './processes/attach-processes.js'
 import { isOpenTelemetryRegistered } from './otel/detect.js'
+import { startTempSweep } from './workspace/sweep-temp-files.js'
 import type { AnyTool, AskHandler, HostServices, Logger, LogLevel, OpenAIToolDefinition, SessionState, ToolCall, ToolContext, ToolError, ToolResult } from './types.js'
 import type { Authoriser, AuthoriseDecision, AuthoriseItem, DefinitionsQuery, HostEvent, HostOptions, PlannedCall, RunOptions } from './host-types.js'
 import type { DispatchMode } from './config/types.js'
@@ -61,7 +67,7 @@ export class Host {
   readonly #now: () => number
   readonly #listeners = new Set<(event: HostEvent) => void>()
   readonly #closers: Array<() => void | Promise<void>> = []
-  #admission: Promise<unknown> = Promise.resolve()
+  readonly #admit: AdmitContext
   readonly #strict = new StrictTools()
   #batches = 0
 
@@ -86,6 +92,7 @@ export class Host {
     this.session = { cwd: setup.root, values: new Map() }
     this.#sets = behaviourSets(setup.config)
     this.#caseInsensitive = isCaseInsensitiveFs(setup.root)
+    this.#admit = { registry: this.registry, config: this.config, env: this.env, canAsk: this.ask !== undefined, audience: this.audience }
     const origin = performance.now()
     this.#now = options.now ?? (() => Math.round((performance.now() - origin) * 1000) / 1000)
     this.#scheduler = new Scheduler({
@@ -152,13 +159,12 @@ export class Host {
    * Responses output items, Anthropic assistant message, or the whole API response).
    */
   async run(callsOrMessage: readonly ToolCall[] | object, options: RunOptions = {}): Promise<ToolResult[]> {
-    const pending = await this.#schedule(toCalls(callsOrMessage), options)
-    return Promise.all(pending)
+    return Promise.all(this.#schedule(toCalls(callsOrMessage), options))
   }
 
   /** A batch whose results are yielded as each completes (completion order). */
   async *stream(callsOrMessage: readonly ToolCall[] | object, options: RunOptions = {}): AsyncGenerator<ToolResult, void, undefined> {
-    const pending = await this.#schedule(toCalls(callsOrMessage), options)
+    const pending = this.#schedule(toCalls(callsOrMessage), options)
     // Results queue up as they complete; one wake-up per wait (a Promise.race over every open
     // result per yield would cost O(n²) reactions on a large batch).
     const done: ToolResult[] = []
@@ -178,7 +184,7 @@ export class Host {
   /** The plan for a batch without running anything: footprints, and who waits for whom and why. */
   async explain(calls: readonly ToolCall[], options: { mode?: DispatchMode } = {}): Promise<{ mode: DispatchMode; calls: PlannedCall[] }> {
     const mode = options.mode ?? this.mode
-    const admissions = await admitCalls(this.#strict.prepare(calls, this.registry, this.config.limits.max_argument_chars), { registry: this.registry, config: this.config, env: this.env, canAsk: this.ask !== undefined, audience: this.audience })
+    const admissions = await admitCalls(this.#strict.prepare(calls, this.registry, this.#argumentLimits()), this.#admit)
     const runnable = admissions.filter((a): a is Extract<Admission, { ok: true }> => a.ok)
     const footprints = runnable.map((a) => ({ id: a.call.id, footprint: this.footprintOf(a.tool, a.args) }))
     const waits = explainWaits(mode, footprints, blockerOf(admissions))
@@ -212,34 +218,37 @@ export class Host {
     for (const closer of this.#closers.splice(0).reverse()) await closer()
   }
 
-  // Admission runs one batch at a time, so calls reach the scheduler in arrival order even when
-  // several runs (MCP clients, a model's stream) arrive together.
-  #schedule(calls: readonly ToolCall[], options: RunOptions): Promise<Promise<ToolResult>[]> {
-    const admitted = this.#admission.then(() => this.#admit(calls, options))
-    this.#admission = admitted.catch(() => undefined)
-    return admitted
+  // Calls take their places in the schedule the moment they arrive (arrival order is scheduling order
+  // across every run and client). What may have to wait (an availability check, a tool's permission
+  // check, a custom authoriser) runs behind each call's gate: it holds up only conflicting calls.
+  #schedule(given: readonly ToolCall[], options: RunOptions): Promise<ToolResult>[] {
+    const calls = this.#strict.prepare(given, this.registry, this.#argumentLimits())
+    const batch = ++this.#batches
+    const staged = stageCalls(calls, this.#admit)
+    const hidden = hiddenTools(staged, this.#admit)
+    return (hidden instanceof Promise ? undefined : this.#admitNow(staged, hidden, options, batch)) ?? this.#admitGated(staged, hidden, options, batch)
   }
 
-  async #admit(given: readonly ToolCall[], options: RunOptions): Promise<Promise<ToolResult>[]> {
-    const calls = this.#strict.prepare(given, this.registry, this.config.limits.max_argument_chars)
-    const mode = options.mode ?? this.mode
+  // Everything decided at once (no check to wait for): the calls allowed are scheduled now.
+  #admitNow(staged: readonly Staged[], hidden: HiddenTools, options: RunOptions, batch: number): Promise<ToolResult>[] | undefined {
     const trace = options.trace ?? false
-    const admissions = await admitCalls(calls, { registry: this.registry, config: this.config, env: this.env, canAsk: this.ask !== undefined, audience: this.audience })
-    const batch = ++this.#batches
-    const results: Promise<ToolResult>[] = new Array(calls.length)
+    const admissions: Admission[] = new Array(staged.length)
     const items: AuthoriseItem[] = []
-    for (const a of admissions) {
+    for (let i = 0; i < staged.length; i++) {
+      const a = (admissions[i] = settleStaged(staged[i]!, hidden, this.#admit))
       if (a.ok) items.push({ index: a.index, call: a.call, tool: a.tool, args: a.args })
-      else results[a.index] = Promise.resolve(this.#refuse(a.call, a.error, trace, batch))
     }
-    const decisions = items.length > 0 ? await this.#authorise(items, options.signal) : []
+    const decisions = items.length > 0 ? this.#authorise(items, options.signal, true) : []
+    if (decisions === undefined) return undefined
+    const results: Promise<ToolResult>[] = new Array(staged.length)
+    for (const a of admissions) if (!a.ok) results[a.index] = Promise.resolve(this.#refuse(a.call, a.error, trace, batch))
     // Checked once per batch: with no listener, no event object is built (see Scheduler).
     const listening = this.#listeners.size > 0
     // Parallel arrays (no wrapper object per call): the call to schedule, and the item it came from.
     const scheduledItems: AuthoriseItem[] = []
     const toSchedule: SchedulableCall[] = []
     items.forEach((item, k) => {
-      const decision = decisions[k] ?? { run: false as const, error: { code: 'E_DENIED', message: 'no permission decision was made for this call' } }
+      const decision = decisions[k] ?? NO_DECISION
       if (!decision.run) {
         results[item.index] = Promise.resolve(this.#refuse(item.call, decision.error, trace, batch))
         return
@@ -251,24 +260,64 @@ export class Host {
       scheduledItems.push(item)
       toSchedule.push(call)
     })
-    const submit: SubmitOptions = {}
-    // `graph` adds no waits of its own; only `batch` reads the blocker.
-    if (mode !== 'graph') submit.modeWaits = planModeWaits(mode, toSchedule, mode === 'batch' ? blockerOf(admissions) : undefined)
-    if (options.signal) submit.signal = options.signal
-    const outcomes = this.#scheduler.submit(toSchedule, submit)
+    const outcomes = this.#submit(toSchedule, admissions, options)
     scheduledItems.forEach((item, k) => {
       results[item.index] = outcomes[k]!.then((outcome) => this.#shape(item, outcome, trace))
     })
     return results
   }
 
-  // A fault in the authoriser must not reject the batch: each of its calls is refused instead.
-  async #authorise(items: readonly AuthoriseItem[], signal: AbortSignal | undefined): Promise<AuthoriseDecision[]> {
+  // Something must be waited for: every call with valid arguments is scheduled now with the
+  // footprint of its arguments, behind a gate that opens once availability and permission are decided.
+  #admitGated(staged: readonly Staged[], hidden: HiddenTools | Promise<HiddenTools>, options: RunOptions, batch: number): Promise<ToolResult>[] {
+    const trace = options.trace ?? false
+    const known = Promise.resolve(hidden)
+    const results: Promise<ToolResult>[] = new Array(staged.length)
+    const held: HeldCall[] = []
+    for (const s of staged) {
+      if (!s.ok || s.invalid) {
+        // Not scheduled; its error waits for availability (a hidden tool is named as hidden, not invalid).
+        results[s.index] = known.then((h) => {
+          const a = settleStaged(s, h, this.#admit)
+          return this.#refuse(s.call, a.ok ? NO_DECISION.error : a.error, trace, batch)
+        })
+        continue
+      }
+      held.push({ item: { index: s.index, call: s.call, tool: s.tool, args: s.args }, footprint: this.footprintOf(s.tool, s.args), args: s.args })
+    }
+    const decided = decideHeld(held, known, (items) => this.#authorise(items, options.signal, false), this.#admit)
+    const footprintOf = (tool: AnyTool, args: Record<string, unknown>): Footprint => this.footprintOf(tool, args)
+    const toSchedule = held.map((h, k): SchedulableCall => ({ id: h.item.call.id, footprint: h.footprint, gate: decided.then((all) => openHeld(h, all[k]!, footprintOf)), start: this.#heldStarter(h) }))
+    // Every held call waits for its gate (availability and permission), so listeners see it as 'ask'.
+    if (this.#listeners.size > 0) held.forEach((h, k) => this.#announce(h.item, toSchedule[k]!, batch))
+    const outcomes = this.#submit(toSchedule, staged, options)
+    held.forEach((h, k) => {
+      results[h.item.index] = outcomes[k]!.then((outcome) => this.#shape(h.item, outcome, trace))
+    })
+    return results
+  }
+
+  #submit(toSchedule: SchedulableCall[], staged: readonly (Admission | Staged)[], options: RunOptions): Promise<JobOutcome>[] {
+    const mode = options.mode ?? this.mode
+    const submit: SubmitOptions = {}
+    // `graph` adds no waits of its own; only `batch` reads the blocker.
+    if (mode !== 'graph') submit.modeWaits = planModeWaits(mode, toSchedule, mode === 'batch' ? blockerOf(staged) : undefined)
+    if (options.signal) submit.signal = options.signal
+    return this.#scheduler.submit(toSchedule, submit)
+  }
+
+  // The authoriser's decisions, made at once where it can (`authoriseNow`; undefined when it cannot
+  // and `now` is asked), else awaited. A fault in it refuses each call instead of rejecting the batch.
+  #authorise(items: readonly AuthoriseItem[], signal: AbortSignal | undefined, now: true): AuthoriseDecision[] | undefined
+  #authorise(items: readonly AuthoriseItem[], signal: AbortSignal | undefined, now: false): AuthoriseDecision[] | Promise<AuthoriseDecision[]>
+  #authorise(items: readonly AuthoriseItem[], signal: AbortSignal | undefined, now: boolean): AuthoriseDecision[] | Promise<AuthoriseDecision[]> | undefined {
+    const context = { signal, host: this }
     try {
-      return await this.authoriser.authorise(items, { signal, host: this })
+      const decided = this.authoriser.authoriseNow?.(items, context)
+      if (decided !== undefined || now) return decided
+      return this.authoriser.authorise(items, context).catch((error: unknown) => items.map(() => authoriserFailed(error)))
     } catch (error) {
-      const message = `the permission check failed (${describeThrown(error)}), so the call was not run; try again, or ask the user to check the permission settings`
-      return items.map(() => ({ run: false as const, error: { code: 'E_DENIED', message } }))
+      return items.map(() => authoriserFailed(error))
     }
   }
 
@@ -276,6 +325,10 @@ export class Host {
   // keepNames) wraps a named closure in a defineProperty call that costs microseconds per call.
   #starter(item: AuthoriseItem, args: Record<string, unknown>): () => Execution {
     return () => this.#start(item, args)
+  }
+
+  #heldStarter(h: HeldCall): () => Execution {
+    return () => this.#start(h.item, h.args)
   }
 
   #start(item: AuthoriseItem, args: Record<string, unknown>): Execution {
@@ -302,7 +355,6 @@ export class Host {
     return (message, progress, total) => this.#emit({ type: 'progress', id: callId, message, ...(progress === undefined ? {} : { progress }), ...(total === undefined ? {} : { total }) })
   }
 
-
   // Not async: a result within its limit is shaped at once (no extra promise per call); only a
   // result that must be saved to disk goes through #saveAndShape.
   #shape(item: AuthoriseItem, outcome: JobOutcome, trace: boolean): ToolResult | Promise<ToolResult> {
@@ -312,22 +364,28 @@ export class Host {
     const limit = tool.maxResultChars === undefined ? this.config.limits.max_result_chars : tool.maxResultChars
     if (!outcome.outcome.ok) {
       // A handler's error message (a thrown value) is untrusted text too: keep it within the limit,
-      // and without the server's absolute root.
-      const error = { ...outcome.outcome.error, message: capText(stripRootPath(outcome.outcome.error.message, this.root), limit) }
+      // without the server's absolute root, and never carrying the value of an env var the tool
+      // requires (a key, a webhook URL).
+      const given = tool.requiresEnv.length > 0 ? redactEnvValues(outcome.outcome.error.message, tool.requiresEnv, this.env) : outcome.outcome.error.message
+      const error = { ...outcome.outcome.error, message: capText(stripRootPath(given, this.root), limit) }
       return { id: call.id, name: call.name, ok: false, content: error.message, error, ...timing }
     }
     const value = outcome.outcome.value
     if (typeof value === 'string' && tool.outputSchema === undefined) {
       if (limit === false || value.length <= limit) return { id: call.id, name: call.name, ok: true, content: value, ...timing }
-      return spillText(call, value, limit, { resultsDir: this.#resultsDir, shownPath: this.#shownPath }, timing)
+      return spillText(call, value, limit, { resultsFolder: this.#resultsFolder, shownPath: this.#shownPath }, timing)
     }
     // Blocks, JSON or structured content (rarer): shaped, and checked against the outputSchema.
     const entry = tool.outputSchema === undefined ? undefined : this.registry.entry(tool.name)
     const validateOutput = entry?.tool === tool ? entry.validateOutput : undefined
-    return shapeOutcome(call, tool.name, value, { limit, maxBytes: this.config.limits.max_result_bytes, resultsDir: this.#resultsDir, shownPath: this.#shownPath, validateOutput }, timing)
+    return shapeOutcome(call, tool.name, value, { limit, maxBytes: this.config.limits.max_result_bytes, resultsFolder: this.#resultsFolder, shownPath: this.#shownPath, validateOutput }, timing)
   }
 
-  readonly #resultsDir = (): string => underRoot(this.root, this.config.limits.results_dir)
+  #argumentLimits(): ArgumentLimits {
+    return { maxChars: this.config.limits.max_argument_chars, maxDepth: this.config.limits.max_argument_depth }
+  }
+
+  readonly #resultsFolder = (): ResultsFolder => ({ root: this.root, dir: underRoot(this.root, this.config.limits.results_dir), caseInsensitive: this.#caseInsensitive })
   // The note names the saved file relative to the workspace root: clients never see server paths.
   readonly #shownPath = (file: string): string => stripRootPath(file, this.root)
 
@@ -353,7 +411,7 @@ export class Host {
   }
 
   #errorResult(call: ToolCall, given: ToolError, trace: boolean, waits: Wait[] = []): ToolResult {
-    const name = typeof call.name === 'string' ? call.name : String(call.name)
+    const name = shownName(typeof call.name === 'string' ? call.name : String(call.name))
     const error = { ...given, message: stripRootPath(given.message, this.root) }
     return { id: call.id, name, ok: false, content: error.message, error, ...(trace ? { startedAt: null, endedAt: null, waitedFor: waits.map((w) => w.id) } : {}) }
   }
@@ -371,10 +429,6 @@ export class Host {
   }
 }
 
-function blockerOf(admissions: readonly Admission[]): string | undefined {
-  return batchBlocker(admissions.flatMap((a) => (a.ok ? [] : [{ id: a.call.id, parsed: a.parsed, code: a.error.code }])))
-}
-
 /**
  * Creates a host: loads config (file or object), the .env file, and the plugin folders.
  * Configuration faults throw `E_CONFIG_INVALID` naming the file and key; a plugin that fails to load
@@ -384,6 +438,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   const setup = resolveSetup(options, options.env)
   const host = new Host(setup, options)
   await attachProcessRegistry(host)
+  startTempSweep(host) // temp files of killed writes, in the background
   // Events cost nothing while nobody listens, so they are logged only when asked for.
   if (options.logEvents ?? (options.env ?? process.env).TOOLHOST_LOG === 'debug') logSchedulingEvents(host, host.log)
   // Observers are loaded only when asked for (or, for OpenTelemetry, when an SDK is registered).
@@ -395,7 +450,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
       ...setup.config.plugins.dirs.map((d) => path.resolve(setup.baseDir, d)),
       ...(options.plugins ?? []).map((d) => path.resolve(options.cwd ?? process.cwd(), d)),
     ]
-    host.pluginReport = await loadPlugins(dirs, host.registry)
+    host.pluginReport = await loadPlugins(dirs, host.registry, { importTimeoutMs: setup.config.plugins.import_timeout_ms })
     for (const failure of host.pluginReport.failed) host.log.error(`plugin ${failure.file} failed to load: ${failure.message}`)
     if (setup.config.plugins.watch || options.watch === true) (await import('./loader/watch-plugins.js')).watchHostPlugins(host, dirs)
   }

@@ -24,6 +24,7 @@ export type { SchemaDialect } from './schema.js'
 export { registry, ToolRegistry } from './registry.js'
 export type { AvailabilityOptions, DefinitionQuery, RegistryEntry } from './registry.js'
 export { ToolhostError, ERROR_CODES, isToolhostError } from './errors.js'
+export { guardStrayErrors } from './stray-errors.js'
 export type { ErrorCode } from './errors.js'
 export { createHost, Host } from './host.js'
 export type { Authoriser, AuthoriseDecision, AuthoriseItem, CallEvent, DefinitionsQuery, HostEvent, HostOptions, PlannedCall, RunOptions } from './host.js'
@@ -34,7 +35,9 @@ export { Workspace, workspaceFor } from './workspace/workspace.js'
 export type { WorkspaceOptions } from './workspace/workspace.js'
 export { resolveInRoot, isInsideRoot } from './workspace/resolve-in-root.js'
 export type { ResolvedPath } from './workspace/resolve-in-root.js'
-export { writeFileAtomic } from './workspace/atomic-write.js'
+export { isTempFileName, writeFileAtomic } from './workspace/atomic-write.js'
+export { compileLinearGlob, compileLinearRegex, LINEAR_REGEX_SYNTAX } from './linear-regex.js'
+export type { LinearRegex, LinearRegexOptions } from './linear-regex.js'
 export type { WriteOutcome } from './workspace/atomic-write.js'
 export { compileDenyList } from './workspace/deny-list.js'
 export type { DenyList } from './workspace/deny-list.js'
@@ -70,6 +73,7 @@ export type {
   BehaviourContext,
   CallToolResultValue,
   ContentBlock,
+  CheckOutcome,
   HostServices,
   JsonSchema,
   Logger,

@@ -1,5 +1,6 @@
 import { defineTool } from './define-tool.js'
 import { describeThrown, ToolhostError } from './errors.js'
+import { redactEnvValues } from './redact-env.js'
 import { SchemaCompiler, type ValidateFunction } from './schema.js'
 import type { AnyTool, Availability, AvailabilityContext, ObjectJsonSchema, OpenAIToolDefinition, ToolSpec } from './types.js'
 
@@ -43,6 +44,8 @@ export class ToolRegistry {
   readonly #listeners = new Set<ChangeListener>()
   #sorted: RegistryEntry[] | undefined
   #loadingFrom: string | undefined
+  // A plugin file being (re)imported: its registrations wait here until the import has succeeded.
+  #staging: { source: string; entries: Map<string, RegistryEntry>; ajv: SchemaCompiler } | undefined
   #version = 0
   #unconditional: { version: number; definitions: OpenAIToolDefinition[] | undefined } | undefined
 
@@ -66,7 +69,10 @@ export class ToolRegistry {
       if (source === undefined) throw error
       throw new ToolhostError('E_SCHEMA_INVALID', `${source}: ${describeThrown(error)}`, { cause: error })
     }
-    const existing = this.#entries.get(tool.name)
+    const staging = this.#staging !== undefined && this.#staging.source === source ? this.#staging : undefined
+    // While a file is staged, its own current tools are about to be replaced, not duplicated.
+    const current = this.#entries.get(tool.name)
+    const existing = staging ? (staging.entries.get(tool.name) ?? (current?.source === source ? undefined : current)) : current
     if (existing) {
       throw new ToolhostError(
         'E_DUPLICATE_TOOL',
@@ -76,7 +82,8 @@ export class ToolRegistry {
     }
     let validate: ValidateFunction
     try {
-      validate = this.#ajv.compile(tool.parameters)
+      // A staged file compiles apart: its previous version's schemas (and their $id) are still in use.
+      validate = (staging?.ajv ?? this.#ajv).compile(tool.parameters)
     } catch (error) {
       throw new ToolhostError(
         'E_SCHEMA_INVALID',
@@ -100,8 +107,43 @@ export class ToolRegistry {
       // defineTool has checked that `parameters` is an object schema.
       function: { name: tool.name, description: tool.description, parameters: tool.parameters as ObjectJsonSchema },
     }
+    if (staging) {
+      staging.entries.set(tool.name, { tool, source, validate, validateOutput, definition })
+      return
+    }
     this.#entries.set(tool.name, { tool, source, validate, validateOutput, definition })
     this.#changed()
+  }
+
+  /**
+   * Imports (or re-imports) a plugin file through `load` with its registrations held aside, then puts
+   * them in place of the file's current tools in one step, with no moment in between when a call
+   * could find a tool missing (hot reload). If `load` fails, nothing changes: the file's current
+   * tools stay. Resolves with the names of the tools now registered by `source`, sorted.
+   *
+   * @example
+   * await registry.replaceSource('/w/plugins/weather.ts', () => importPlugin('/w/plugins/weather.ts', 2))
+   */
+  async replaceSource(source: string, load: () => Promise<unknown>): Promise<string[]> {
+    if (this.#staging !== undefined) throw new Error(`${source} cannot be loaded while ${this.#staging.source} is loading`)
+    const staging = { source, entries: new Map<string, RegistryEntry>(), ajv: new SchemaCompiler() }
+    this.#staging = staging
+    try {
+      await this.loadingFrom(source, load)
+    } finally {
+      this.#staging = undefined
+    }
+    for (const name of staging.entries.keys()) {
+      const taken = this.#entries.get(name)
+      if (taken !== undefined && taken.source !== source) {
+        throw new ToolhostError('E_DUPLICATE_TOOL', `tool "${name}" is registered twice: by ${taken.source ?? '(code outside a plugin file)'} and by ${source}; rename one of them`, { details: { name, first: taken.source, second: source } })
+      }
+    }
+    const old = [...this.#entries.values()].filter((entry) => entry.source === source)
+    for (const entry of old) this.#forget(entry)
+    for (const [name, entry] of staging.entries) this.#entries.set(name, entry)
+    if (old.length > 0 || staging.entries.size > 0) this.#changed()
+    return [...staging.entries.keys()].sort()
   }
 
   /** Removes a tool; returns whether it was there. */
@@ -243,11 +285,7 @@ export class ToolRegistry {
     const env = options.env ?? process.env
     const timeoutMs = options.checkTimeoutMs ?? 2000
     const checks = new Map<NonNullable<AnyTool['check']>, Promise<string | undefined> | string | undefined>()
-    const missing: (string | undefined)[] = entries.map((e) => {
-      // Own keys only: a plain env object inherits `toString`, `constructor`, … from Object.prototype.
-      const absent = e.tool.requiresEnv.filter((name) => !(Object.hasOwn(env, name) && env[name]))
-      return absent.length > 0 ? `missing env var${absent.length > 1 ? 's' : ''} ${absent.join(', ')}` : undefined
-    })
+    const missing: (string | undefined)[] = entries.map((e) => missingEnvReason(e.tool, env))
     entries.forEach((e, i) => {
       const check = e.tool.check
       if (check && missing[i] === undefined && !checks.has(check)) checks.set(check, runCheck(check, timeoutMs, { canAsk: options.canAsk ?? false, env }))
@@ -256,31 +294,63 @@ export class ToolRegistry {
     for (const [check, outcome] of checks) settled.set(check, await outcome)
     return entries.map((e, i) => {
       const reason = missing[i] ?? (e.tool.check ? settled.get(e.tool.check) : undefined)
-      return reason === undefined ? { name: e.tool.name, available: true } : { name: e.tool.name, available: false, reason }
+      // A check's words may quote what it read (a URL with its token): never show those values.
+      return reason === undefined ? { name: e.tool.name, available: true } : { name: e.tool.name, available: false, reason: redactEnvValues(reason, e.tool.requiresEnv, env) }
     })
   }
 }
 
+/**
+ * Why `tool` is hidden for want of its `requiresEnv` variables in `env`, or undefined when they are
+ * all set (synchronous: admission decides env-only tools without waiting).
+ *
+ * @example
+ * missingEnvReason(webhookTool, {}) // 'missing env var TOOLHOST_WEBHOOK_URL'
+ */
+export function missingEnvReason(tool: AnyTool, env: NodeJS.ProcessEnv): string | undefined {
+  if (tool.requiresEnv.length === 0) return undefined
+  // Own keys only: a plain env object inherits `toString`, `constructor`, … from Object.prototype.
+  const absent = tool.requiresEnv.filter((name) => !(Object.hasOwn(env, name) && env[name]))
+  return absent.length > 0 ? `missing env var${absent.length > 1 ? 's' : ''} ${absent.join(', ')}` : undefined
+}
+
 /** Runs one availability check; resolves with why it hides its tools, or undefined when it passes. */
 function runCheck(check: NonNullable<AnyTool['check']>, timeoutMs: number, context: AvailabilityContext): Promise<string | undefined> | string | undefined {
-  let value: boolean | Promise<boolean>
+  let value: unknown
   try {
     value = check(context)
   } catch (error) {
     return `check threw: ${describeThrown(error)}`
   }
   if (!(value instanceof Promise) && (typeof value !== 'object' || value === null || typeof (value as { then?: unknown }).then !== 'function')) {
-    return value === true ? undefined : `check returned ${JSON.stringify(value)}`
+    return reasonOf(value)
   }
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<string>((resolve) => {
     timer = setTimeout(() => resolve(`check took longer than ${timeoutMs} ms`), timeoutMs)
   })
   const outcome = Promise.resolve(value).then(
-    (ok) => (ok === true ? undefined : `check returned ${JSON.stringify(ok)}`),
+    reasonOf,
     (error: unknown) => `check threw: ${describeThrown(error)}`,
   )
   return Promise.race([outcome, timeout]).finally(() => clearTimeout(timer))
+}
+
+// What a check's answer means: available (undefined), or the reason it hides its tools.
+function reasonOf(answer: unknown): string | undefined {
+  if (answer === true) return undefined
+  if (typeof answer === 'object' && answer !== null && 'available' in answer) {
+    const { available, reason } = answer as { available: unknown; reason?: unknown }
+    if (available === true) return undefined
+    if (available === false && typeof reason === 'string' && reason.trim() !== '') return reason
+  }
+  let shown: string
+  try {
+    shown = JSON.stringify(answer) ?? String(answer)
+  } catch {
+    shown = String(answer)
+  }
+  return `check returned ${shown.length > 200 ? `${shown.slice(0, 200)}…` : shown}`
 }
 
 const REGISTRY_KEY = Symbol.for('toolhost.registry')

@@ -1,6 +1,8 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
 import { Ajv2020 } from 'ajv/dist/2020.js'
+import type { RegExpEngine } from 'ajv/dist/types/index.js'
 import { ToolhostError } from './errors.js'
+import { compileLinearRegex } from './linear-regex.js'
 import type { JsonSchema } from './types.js'
 
 /** The JSON Schema dialects toolhost validates: draft-07 and 2020-12. */
@@ -52,7 +54,7 @@ export function schemaDialect(schema: JsonSchema): SchemaDialect {
 export function createAjv(dialect: SchemaDialect = DEFAULT_SCHEMA_DIALECT): Ajv {
   // The standard format names are accepted as annotations (not checked: no format library is
   // bundled), so a schema written for any JSON Schema tool compiles; a misspelt format still fails.
-  const options: Options = { ...AJV_OPTIONS, formats: Object.fromEntries(ANNOTATION_FORMATS.map((name) => [name, true as const])) }
+  const options: Options = { ...AJV_OPTIONS, formats: Object.fromEntries(ANNOTATION_FORMATS.map((name) => [name, true as const])), code: { regExp: linearPattern } }
   return dialect === '2020-12' ? new Ajv2020(options) : new Ajv(options)
 }
 
@@ -103,6 +105,25 @@ export class SchemaCompiler {
     return ajv
   }
 }
+
+/**
+ * A schema's `pattern` (and `patternProperties`) runs on model input: it is compiled with the
+ * linear-time RE2 engine, so a plugin's or an MCP server's pattern such as `^(a+)+$` cannot be made
+ * to backtrack for minutes. A pattern RE2 cannot express (lookaround, backreferences) keeps
+ * JavaScript's engine, as before: such schemas still work, without that guarantee.
+ */
+const linearPattern: RegExpEngine = Object.assign(
+  (pattern: string, flags: string) => {
+    try {
+      const compiled = compileLinearRegex(pattern)
+      // ajv keys compiled patterns by their text: it must differ per pattern.
+      return { test: compiled.test, toString: () => `/${pattern}/${flags} (RE2)` }
+    } catch {
+      return new RegExp(pattern, flags)
+    }
+  },
+  { code: 'toolhostLinearPattern' },
+)
 
 /** Format names of JSON Schema (draft 7 and 2020-12); accepted, not validated. */
 export const ANNOTATION_FORMATS = [

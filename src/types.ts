@@ -84,6 +84,12 @@ export interface AvailabilityContext {
   env: NodeJS.ProcessEnv
 }
 
+/**
+ * What an availability `check` answers: `true` (available), `false`, or why the tool is hidden
+ * (`{ available: false, reason: 'needs a person to ask; none here' }`), shown as it is written.
+ */
+export type CheckOutcome = boolean | { available: true } | { available: false; reason: string }
+
 /** What `readOnly(args, context)` / `destructive(args, context)` may consult besides the arguments. */
 export interface BehaviourContext {
   /** The canonical workspace root, to resolve relative paths (e.g. "would this overwrite a file?"). */
@@ -159,10 +165,12 @@ export interface ToolSpec<Args = Record<string, unknown>> {
    */
   outputSchema?: JsonSchema
   /**
-   * Availability check; may be async. False, a throw or a timeout hides the tool (fail closed).
-   * It receives what the host can offer (e.g. `canAsk`), since the registry is shared by every host.
+   * Availability check; may be async. False, `{ available: false, reason }`, a throw or a timeout
+   * hides the tool (fail closed); the reason is what `toolhost list`, `doctor` and a call of the
+   * hidden tool show (values of `requiresEnv` variables are blanked out of it). It receives what
+   * the host can offer (e.g. `canAsk`), since the registry is shared by every host.
    */
-  check?: (context: AvailabilityContext) => boolean | Promise<boolean>
+  check?: (context: AvailabilityContext) => CheckOutcome | Promise<CheckOutcome>
   /** Env vars that must all be set and non-empty for the tool to be available. */
   requiresEnv?: readonly string[]
   /** May run alongside any other call that is also safe (no shared state). */
@@ -192,7 +200,7 @@ export interface ToolSpec<Args = Record<string, unknown>> {
 export interface Tool<Args = Record<string, unknown>> extends Required<Pick<ToolSpec<Args>,
   'name' | 'toolset' | 'description' | 'parameters' | 'handler' | 'requiresEnv' | 'parallelSafe' |
   'neverParallel' | 'pathScoped' | 'changesContext' | 'readOnly' | 'destructive' | 'idempotent' | 'openWorld'>> {
-  check: ((context: AvailabilityContext) => boolean | Promise<boolean>) | undefined
+  check: ((context: AvailabilityContext) => CheckOutcome | Promise<CheckOutcome>) | undefined
   scope: ((args: Args) => ScopeEntry[]) | undefined
   checkPermissions: ((args: Args, ctx: ToolContext) => PermissionResult | Promise<PermissionResult>) | undefined
   outputSchema: JsonSchema | undefined

@@ -3,6 +3,7 @@
  * nulls that rewrite makes the model send taken out again before toolhost validates the arguments.
  */
 import { parseArguments } from '../dispatch/prepare.js'
+import type { ArgumentLimits } from '../dispatch/argument-limits.js'
 import type { AnyTool, JsonSchema, ObjectJsonSchema, OpenAIToolDefinition, ToolCall } from '../types.js'
 
 // Keywords strict mode accepts. Everything else is left out of the schema the model sees; toolhost
@@ -181,14 +182,14 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * only for those calls; arguments that do not parse are left for admission to refuse.
  *
  * @example
- * host.run(withoutIntroducedNulls(calls, (name) => strictTools.get(name), 1_000_000))
+ * host.run(withoutIntroducedNulls(calls, (name) => strictTools.get(name), { maxChars: 1_000_000, maxDepth: 64 }))
  */
-export function withoutIntroducedNulls(calls: readonly ToolCall[], strictTool: (name: string) => AnyTool | undefined, maxChars: number): readonly ToolCall[] {
+export function withoutIntroducedNulls(calls: readonly ToolCall[], strictTool: (name: string) => AnyTool | undefined, limits: ArgumentLimits): readonly ToolCall[] {
   let out: ToolCall[] | undefined
   calls.forEach((call, i) => {
     const tool = typeof call.name === 'string' ? strictTool(call.name) : undefined
     if (!tool) return
-    const parsed = parseArguments(call.arguments, maxChars)
+    const parsed = parseArguments(call.arguments, limits)
     if (!parsed.ok) return
     const args = stripIntroducedNulls(tool.parameters, parsed.args)
     if (args === parsed.args && typeof call.arguments !== 'string') return
@@ -217,11 +218,11 @@ export class StrictTools {
   }
 
   /** The calls with introduced nulls removed for tools offered in strict mode (`calls` itself when none were). */
-  prepare(calls: readonly ToolCall[], registry: { get(name: string): AnyTool | undefined }, maxChars: number): readonly ToolCall[] {
+  prepare(calls: readonly ToolCall[], registry: { get(name: string): AnyTool | undefined }, limits: ArgumentLimits): readonly ToolCall[] {
     if (!this.#any) return calls
     return withoutIntroducedNulls(calls, (name) => {
       const tool = registry.get(name)
       return tool && this.#tools.has(tool) ? tool : undefined
-    }, maxChars)
+    }, limits)
   }
 }

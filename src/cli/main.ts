@@ -1,5 +1,8 @@
 import { isToolhostError } from '../errors.js'
 import { createHost, type Host, type HostOptions } from '../host.js'
+import { createLogger } from '../logger.js'
+import { registry } from '../registry.js'
+import { guardStrayErrors } from '../stray-errors.js'
 import { parseCliArgs, USAGE, type CliArgs } from './args.js'
 import { callCommand, doctorCommand, explainCommand, listCommand, runCommand, type Output } from './commands.js'
 import { demoCommand } from './demo.js'
@@ -51,6 +54,25 @@ export async function main(argv: readonly string[], io: Output = consoleOutput):
   } finally {
     await host?.close()
   }
+}
+
+/**
+ * The CLI as a process (`bin/toolhost.mjs`): a plugin's stray rejection or timer throw is logged,
+ * not fatal, and once the command is done the process exits with its code, flushing output first,
+ * even if a plugin left a timer, an interval or a socket behind.
+ */
+export async function runCli(argv: readonly string[]): Promise<never> {
+  guardStrayErrors({ log: createLogger(), registry })
+  const code = await main(argv)
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)])
+  process.exit(code)
+}
+
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.writableLength === 0 || stream.destroyed) resolve()
+    else stream.write('', () => resolve())
+  })
 }
 
 /** The host as the CLI sets it up: config, root, extra plugin folders, a terminal to ask on. */

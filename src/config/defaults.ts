@@ -27,7 +27,7 @@ export function defaultConfig(): ToolhostConfig {
   return {
     workspace: { root: '.', deny: ['.env', '.env.*', '.git/**', '.toolhost/**'] },
     env_file: '.env',
-    plugins: { dirs: ['plugins'], watch: false },
+    plugins: { dirs: ['plugins'], watch: false, import_timeout_ms: 15_000 },
     availability: { check_timeout_ms: 2000 },
     dispatch: {
       mode: 'graph',
@@ -44,6 +44,7 @@ export function defaultConfig(): ToolhostConfig {
       max_result_bytes: 5_242_880,
       max_read_chars: 100_000,
       max_argument_chars: 1_000_000,
+      max_argument_depth: 64,
       results_dir: '.toolhost/results',
     },
     read_file: { on_overflow: 'truncate' },
@@ -64,10 +65,11 @@ export function defaultConfig(): ToolhostConfig {
       ask: [],
       deny: [],
       audit_log: '.toolhost/audit.jsonl',
+      check_timeout_ms: 10_000,
       console_approvals: { enabled: true, timeout_ms: 120_000 },
     },
     openai: { strict: false },
-    serve: { host: '127.0.0.1', console: 'loopback' },
+    serve: { host: '127.0.0.1', console: 'loopback', max_message_bytes: 16 * 1024 * 1024 },
     mcp_servers: {},
   }
 }

@@ -13,7 +13,7 @@ const section = (properties: Record<string, unknown>) =>
 export const CONFIG_SCHEMA = section({
   workspace: section({ root: nonEmptyString, deny: stringList }),
   env_file: { type: 'string' },
-  plugins: section({ dirs: stringList, watch: { type: 'boolean' } }),
+  plugins: section({ dirs: stringList, watch: { type: 'boolean' }, import_timeout_ms: positiveInt }),
   availability: section({ check_timeout_ms: positiveInt }),
   dispatch: section({
     mode: { enum: ['graph', 'partition', 'batch', 'serial'] },
@@ -29,6 +29,8 @@ export const CONFIG_SCHEMA = section({
     max_result_bytes: { type: 'integer', minimum: 0 },
     max_read_chars: { type: 'integer', minimum: 100 },
     max_argument_chars: { type: 'integer', minimum: 100 },
+    // Bounded so no walk over admitted arguments (ajv, JSON.stringify) can run out of stack.
+    max_argument_depth: { type: 'integer', minimum: 1, maximum: 1000 },
     results_dir: nonEmptyString,
   }),
   read_file: section({ on_overflow: { enum: ['truncate', 'error'] } }),
@@ -49,10 +51,11 @@ export const CONFIG_SCHEMA = section({
     ask: stringList,
     deny: stringList,
     audit_log: nonEmptyString,
+    check_timeout_ms: positiveInt,
     console_approvals: section({ enabled: { type: 'boolean' }, timeout_ms: positiveInt }),
   }),
   openai: section({ strict: { type: 'boolean' } }),
-  serve: section({ host: nonEmptyString, console: { enum: ['loopback', 'always', 'off'] } }),
+  serve: section({ host: nonEmptyString, console: { enum: ['loopback', 'always', 'off'] }, max_message_bytes: { type: 'integer', minimum: 1024 } }),
   mcp_servers: {
     type: 'object',
     propertyNames: { pattern: '^[A-Za-z0-9_-]{1,32}$' },

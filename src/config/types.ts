@@ -17,7 +17,7 @@ export type TerminalSandbox = 'off' | 'auto' | 'bwrap'
 export interface ToolhostConfig {
   workspace: { root: string; deny: string[] }
   env_file: string
-  plugins: { dirs: string[]; watch: boolean }
+  plugins: { dirs: string[]; watch: boolean; import_timeout_ms: number }
   availability: { check_timeout_ms: number }
   dispatch: {
     mode: DispatchMode
@@ -33,6 +33,7 @@ export interface ToolhostConfig {
     max_result_bytes: number
     max_read_chars: number
     max_argument_chars: number
+    max_argument_depth: number
     results_dir: string
   }
   read_file: { on_overflow: 'truncate' | 'error' }
@@ -53,10 +54,11 @@ export interface ToolhostConfig {
     ask: string[]
     deny: string[]
     audit_log: string
+    check_timeout_ms: number
     console_approvals: { enabled: boolean; timeout_ms: number }
   }
   openai: { strict: boolean }
-  serve: { host: string; console: 'loopback' | 'always' | 'off' }
+  serve: { host: string; console: 'loopback' | 'always' | 'off'; max_message_bytes: number }
   mcp_servers: Record<string, McpServerConfig>
 }
 

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { ToolhostError } from '../errors.js'
 import type { Host } from '../host.js'
-import { isLoopback, isLoopbackOrigin } from '../mcp/http.js'
+import { isLoopback, isLoopbackHost, isLoopbackOrigin } from '../mcp/http.js'
 import { loadConsoleAssets } from './console-assets.js'
 import { ConsoleAuth } from './console-auth.js'
 import { ConsoleHub } from './console-hub.js'
@@ -77,10 +77,10 @@ export async function attachConsole(host: Host, options: ConsoleOptions & { port
     throw new ToolhostError('E_USAGE', `attachConsole: ${hostname} is not a loopback address; the console approves calls and kills processes, so serving it to other machines needs allowRemote: true`)
   }
   const hostConsole = createConsole(host, options)
-  let allowedHosts: Set<string> | undefined
+  let loopbackPort: number | undefined
   const server: Server = createServer((req, res) => {
     // The same DNS-rebinding and cross-site checks as /mcp.
-    if (allowedHosts && (!allowedHosts.has(req.headers.host ?? '') || !isLoopbackOrigin(req.headers.origin))) {
+    if (loopbackPort !== undefined && (!isLoopbackHost(req.headers.host, loopbackPort) || !isLoopbackOrigin(req.headers.origin))) {
       res.writeHead(403, { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8' })
       res.end('refused: this is a loopback console; open it by the address it printed')
       return
@@ -103,7 +103,7 @@ export async function attachConsole(host: Host, options: ConsoleOptions & { port
     server.listen(options.port ?? 0, hostname, () => resolve())
   })
   const { port } = server.address() as AddressInfo
-  if (loopback) allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`])
+  if (loopback) loopbackPort = port
   const shown = hostname.includes(':') ? `[${hostname}]` : hostname
   let stopped: Promise<void> | undefined
   const stop = (): Promise<void> => (stopped ??= (async () => {

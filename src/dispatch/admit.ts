@@ -1,8 +1,9 @@
 import type { ToolhostConfig } from '../config/types.js'
 import { unavailableMessage, type Audience } from '../messages.js'
-import type { ToolRegistry } from '../registry.js'
+import { missingEnvReason, type ToolRegistry } from '../registry.js'
 import type { AnyTool, ToolCall, ToolError } from '../types.js'
 import { computeFootprint, type BehaviourSets, type Footprint } from './footprint.js'
+import { batchBlocker } from './plan.js'
 import { parseArguments, resolveTool, unknownToolError, validateArguments } from './prepare.js'
 import { nameMatcher } from './name-matcher.js'
 
@@ -23,20 +24,39 @@ export interface AdmitContext {
 }
 
 /**
+ * A call after the synchronous steps (parse with the size and depth limits, resolve, validate),
+ * before availability: `invalid` holds a schema error, reported only if the tool turns out available
+ * (a hidden tool's calls are E_TOOL_UNAVAILABLE whatever their arguments).
+ */
+export type Staged =
+  | { ok: true; index: number; call: ToolCall; tool: AnyTool; args: Record<string, unknown>; invalid: ToolError | undefined }
+  | { ok: false; index: number; call: ToolCall; error: ToolError; parsed: boolean; suggestions?: string[] }
+
+/** Hidden tools of a batch and why, by name. */
+export type HiddenTools = ReadonlyMap<string, string>
+
+/**
  * Parse, resolve, availability (re-checked at call time: a hidden tool never runs, even by name) and
  * validation for a batch. Availability checks run once per distinct tool.
  */
 export async function admitCalls(calls: readonly ToolCall[], context: AdmitContext): Promise<Admission[]> {
+  const staged = stageCalls(calls, context)
+  const hidden = await hiddenTools(staged, context)
+  return staged.map((s) => settleStaged(s, hidden, context))
+}
+
+/**
+ * The synchronous part of admission, for every call of a batch: nothing here waits, so a host can
+ * run it at the moment calls arrive and reserve their places in the schedule at once.
+ */
+export function stageCalls(calls: readonly ToolCall[], context: AdmitContext): Staged[] {
   const { registry, config } = context
-  const maxChars = config.limits.max_argument_chars
+  const limits = { maxChars: config.limits.max_argument_chars, maxDepth: config.limits.max_argument_depth }
   // One loop, no per-call arrays: this runs for every call of every batch.
   const staged: Staged[] = new Array(calls.length)
-  // Tools to check: those called, and those an unknown name would be pointed to (a hidden tool is
-  // not suggested: the model would only get E_TOOL_UNAVAILABLE next). Distinct, first use first.
-  const names = new Set<string>()
   for (let index = 0; index < calls.length; index++) {
     const call = calls[index]!
-    const parsed = parseArguments(call.arguments, maxChars)
+    const parsed = parseArguments(call.arguments, limits)
     if (!parsed.ok) {
       staged[index] = { ok: false, index, call, error: parsed.error, parsed: false }
       continue
@@ -44,49 +64,77 @@ export async function admitCalls(calls: readonly ToolCall[], context: AdmitConte
     const resolved = resolveTool(registry, call.name)
     if (!resolved.ok) {
       staged[index] = { ok: false, index, call, error: resolved.error, parsed: true, suggestions: resolved.suggestions }
-      for (const name of resolved.suggestions) names.add(name)
       continue
     }
-    staged[index] = { ok: true, index, call, tool: resolved.tool, args: parsed.args }
-    names.add(resolved.tool.name)
+    staged[index] = { ok: true, index, call, tool: resolved.tool, args: parsed.args, invalid: validateArguments(registry, resolved.tool, parsed.args) }
   }
-  const needsCheck: string[] = []
-  for (const n of names) {
-    const tool = registry.get(n)
-    if (tool !== undefined && (tool.check !== undefined || tool.requiresEnv.length > 0)) needsCheck.push(n)
-  }
-  const hidden = new Map<string, string>()
-  if (needsCheck.length > 0) {
-    for (const a of await registry.explainAvailability(needsCheck, { checkTimeoutMs: config.availability.check_timeout_ms, canAsk: context.canAsk ?? false, ...(context.env ? { env: context.env } : {}) })) {
-      if (!a.available) hidden.set(a.name, a.reason ?? 'unavailable')
-    }
-  }
-  const admissions: Admission[] = new Array(staged.length)
-  const env = context.env ?? process.env
-  const unavailable = (tool: AnyTool, reason: string): string =>
-    unavailableMessage({ tool: tool.name, reason, missingEnv: tool.requiresEnv.filter((n) => !(Object.hasOwn(env, n) && env[n])) }, context.audience ?? 'model')
-  for (let i = 0; i < staged.length; i++) admissions[i] = settle(staged[i]!, registry, hidden, unavailable)
-  return admissions
+  return staged
 }
 
-type Staged =
-  | { ok: true; index: number; call: ToolCall; tool: AnyTool; args: Record<string, unknown> }
-  | { ok: false; index: number; call: ToolCall; error: ToolError; parsed: boolean; suggestions?: string[] }
+/**
+ * Which of the tools a batch names (or would be pointed to: a hidden tool is not suggested) are
+ * hidden now, and why. Synchronous (a Map) when none of them has an availability `check` to wait
+ * for; a promise otherwise, which never rejects (a check's fault or timeout hides its tool).
+ */
+export function hiddenTools(staged: readonly Staged[], context: AdmitContext): HiddenTools | Promise<HiddenTools> {
+  const { registry } = context
+  const env = context.env ?? process.env
+  const hidden = new Map<string, string>()
+  let checked: Set<string> | undefined
+  const consider = (tool: AnyTool | undefined): void => {
+    if (tool === undefined || hidden.has(tool.name) || checked?.has(tool.name)) return
+    if (tool.check !== undefined) (checked ??= new Set()).add(tool.name)
+    else if (tool.requiresEnv.length > 0) {
+      const missing = missingEnvReason(tool, env)
+      if (missing !== undefined) hidden.set(tool.name, missing)
+    }
+  }
+  for (const s of staged) {
+    if (s.ok) consider(s.tool)
+    else if (s.suggestions) for (const name of s.suggestions) consider(registry.get(name))
+  }
+  if (checked === undefined) return hidden
+  const names = [...checked]
+  const options = { checkTimeoutMs: context.config.availability.check_timeout_ms, canAsk: context.canAsk ?? false, env }
+  return registry.explainAvailability(names, options).then(
+    (availability) => {
+      for (const a of availability) if (!a.available) hidden.set(a.name, a.reason ?? 'unavailable')
+      return hidden
+    },
+    // The registry turns every check's fault into a reason; this is a last resort (fail closed).
+    (error: unknown) => {
+      for (const name of names) hidden.set(name, `its availability could not be checked (${String(error)})`)
+      return hidden
+    },
+  )
+}
 
-// Availability (hidden tools) and validation of one staged call.
-function settle(s: Staged, registry: ToolRegistry, hidden: ReadonlyMap<string, string>, unavailable: (tool: AnyTool, reason: string) => string): Admission {
+/** A staged call once availability is known: admitted, or failed with the error to answer. */
+export function settleStaged(s: Staged, hidden: HiddenTools, context: Pick<AdmitContext, 'env' | 'audience'>): Admission {
   if (!s.ok) {
     const suggestions = s.suggestions ?? []
     const error = hidden.size > 0 && suggestions.some((n) => hidden.has(n)) ? unknownToolError(String(s.call.name), suggestions.filter((n) => !hidden.has(n))) : s.error
     return { ok: false, index: s.index, call: s.call, error, parsed: s.parsed }
   }
   const reason = hidden.size > 0 ? hidden.get(s.tool.name) : undefined
-  if (reason !== undefined) {
-    return { ok: false, index: s.index, call: s.call, parsed: true, error: { code: 'E_TOOL_UNAVAILABLE', message: unavailable(s.tool, reason) } }
-  }
-  const invalid = validateArguments(registry, s.tool, s.args)
-  if (invalid) return { ok: false, index: s.index, call: s.call, parsed: true, error: invalid }
-  return s
+  if (reason !== undefined) return { ok: false, index: s.index, call: s.call, parsed: true, error: unavailableError(s.tool, reason, context) }
+  if (s.invalid) return { ok: false, index: s.index, call: s.call, parsed: true, error: s.invalid }
+  return { ok: true, index: s.index, call: s.call, tool: s.tool, args: s.args }
+}
+
+/** The E_TOOL_UNAVAILABLE error of a hidden tool, worded for whoever reads it (what would make it available). */
+export function unavailableError(tool: AnyTool, reason: string, context: Pick<AdmitContext, 'env' | 'audience'>): ToolError {
+  const env = context.env ?? process.env
+  const missingEnv = tool.requiresEnv.filter((n) => !(Object.hasOwn(env, n) && env[n]))
+  return { code: 'E_TOOL_UNAVAILABLE', message: unavailableMessage({ tool: tool.name, reason, missingEnv }, context.audience ?? 'model') }
+}
+
+/**
+ * What makes `batch` mode run a batch serially, among its calls that failed before scheduling
+ * (parse failures and unknown names, known at arrival).
+ */
+export function blockerOf(admissions: readonly (Admission | Staged)[]): string | undefined {
+  return batchBlocker(admissions.flatMap((a) => (a.ok ? [] : [{ id: a.call.id, parsed: a.parsed, code: a.error.code }])))
 }
 
 /** The config's behaviour sets as lookups. */

@@ -61,7 +61,8 @@ export function executeCall(tool: AnyTool, args: Record<string, unknown>, makeCo
       options.onAbandon?.(why)
       settle.resolve({ abandoned: true })
     }, options.graceMs)
-    abandonTimer.unref?.()
+    // Not unref'd: a CLI waiting for this call's release (a conflicting call behind it) must not see
+    // its event loop empty and exit before the abandonment answers.
   }
 
   // setTimeout fires at once for delays past 2^31-1 ms (about 24.8 days); cap it there.

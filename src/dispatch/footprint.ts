@@ -1,5 +1,5 @@
 import { describeThrown } from '../errors.js'
-import { canonicalPath, comparablePath, pathsOverlap, relativeToRoot } from '../paths.js'
+import { canonicalPath, comparablePath, isWithin, pathsOverlap, relativeToRoot } from '../paths.js'
 import type { Access, AnyTool } from '../types.js'
 import type { NameSet } from './name-matcher.js'
 
@@ -113,6 +113,25 @@ export function conflictReason(earlier: Footprint, later: Footprint, earlierId: 
     }
   }
   return undefined
+}
+
+/**
+ * True when a call holding `reserved` may run with `actual` instead without conflicting with anything
+ * `reserved` did not already conflict with: a barrier covers everything; `free` is covered by any
+ * footprint; each path or key of `actual` must lie within one of `reserved` with at least its access.
+ * (A call's place in the schedule is taken with its first footprint; a permission check that changes
+ * its arguments may narrow what it touches, never widen it.)
+ *
+ * @example
+ * footprintCovers(writeOfSrc, readOfSrcA) // true
+ * footprintCovers(readOfSrcA, writeOfSrcA) // false
+ */
+export function footprintCovers(reserved: Footprint, actual: Footprint): boolean {
+  if (reserved.kind === 'barrier' || actual.kind === 'free') return true
+  if (actual.kind === 'barrier' || reserved.kind === 'free') return false
+  return actual.touches.every((a) =>
+    reserved.touches.some((r) => (r.access === 'write' || a.access === 'read') && (a.isKey || r.isKey ? a.target === r.target : isWithin(a.target, r.target))),
+  )
 }
 
 /**

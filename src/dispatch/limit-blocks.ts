@@ -1,5 +1,6 @@
 import { blockAsText, blockBytes, formatBytes, renderBlocksAsText } from '../content-blocks.js'
 import type { ContentBlock } from '../types.js'
+import type { ResultsFolder } from '../workspace/save-result.js'
 import { cutAtLine, saveWholeText } from './shape-result.js'
 
 /**
@@ -38,19 +39,19 @@ export interface LimitedBlocks {
 
 /**
  * Keeps the text of a block result within `limit` characters, as `limitContent` does for plain
- * text: when the text rendering is longer, the whole of it is saved under `dir`, text blocks (and
+ * text: when the text rendering is longer, the whole of it is saved in `folder`, text blocks (and
  * embedded text resources) are cut in order to what fits beside the other blocks' notes, later text
  * is left out, and a note block gives the full size and the file. Binary blocks are not touched
  * here (`limitBinary` bounds them).
  *
  * @example
- * await limitBlocks([{ type: 'text', text: huge }, { type: 'image', data, mimeType: 'image/png' }], 1000, dir, 'c1')
+ * await limitBlocks([{ type: 'text', text: huge }, { type: 'image', data, mimeType: 'image/png' }], 1000, folder, 'c1')
  * // { blocks: [{ type: 'text', text: '…' }, { type: 'image', … }, { type: 'text', text: '[truncated: …]' }], content: '…', truncated: true, savedTo }
  */
-export async function limitBlocks(blocks: ContentBlock[], limit: number | false, dir: string, callId: string, showPath: (file: string) => string = (f) => f): Promise<LimitedBlocks> {
+export async function limitBlocks(blocks: ContentBlock[], limit: number | false, folder: ResultsFolder, callId: string, showPath: (file: string) => string = (f) => f): Promise<LimitedBlocks> {
   const whole = renderBlocksAsText(blocks)
   if (limit === false || whole.length <= limit) return { blocks, content: whole }
-  const file = await saveWholeText(whole, dir, callId)
+  const file = await saveWholeText(whole, folder, callId)
   const note = `[truncated: showing PLACEHOLDER of ${whole.length} characters of text; the whole text is saved at ${showPath(file)}]`
   // What the kept non-text blocks cost in the text rendering, one line each.
   let room = limit - note.length - 12

@@ -1,7 +1,8 @@
 import { describeSchemaErrors } from '../schema.js'
 import type { ToolRegistry } from '../registry.js'
 import type { AnyTool, ToolCall, ToolError } from '../types.js'
-import { suggestNames } from './suggest.js'
+import { checkArgumentLimits, type ArgumentLimits } from './argument-limits.js'
+import { shownName, suggestNames } from './suggest.js'
 
 export type Prepared =
   | { ok: true; tool: AnyTool; args: Record<string, unknown> }
@@ -9,15 +10,19 @@ export type Prepared =
 
 /**
  * Parse: raw JSON text -> object. "" or whitespace (or null/undefined) means {}; anything that is not a
- * JSON object is E_ARGS_INVALID quoting the parser; text over `maxChars` is refused before parsing.
+ * JSON object is E_ARGS_INVALID quoting the parser; text over `limits.maxChars` is refused before
+ * parsing. Every shape (text or an object) is then held to the size and depth limits, so nothing
+ * later walks a value deeper or larger than they allow.
  */
-export function parseArguments(raw: ToolCall['arguments'], maxChars: number): { ok: true; args: Record<string, unknown> } | { ok: false; error: ToolError } {
+export function parseArguments(raw: ToolCall['arguments'], limits: ArgumentLimits): { ok: true; args: Record<string, unknown> } | { ok: false; error: ToolError } {
   if (raw === undefined || raw === null) return { ok: true, args: {} }
   if (typeof raw === 'object') {
     if (Array.isArray(raw)) return invalid('the arguments must be a JSON object, got an array')
-    return { ok: true, args: raw }
+    const problem = checkArgumentLimits(raw, limits, true)
+    return problem === undefined ? { ok: true, args: raw } : invalid(problem)
   }
   if (typeof raw !== 'string') return invalid(`the arguments must be a JSON object, got ${typeof raw}`)
+  const maxChars = limits.maxChars
   if (raw.length > maxChars) {
     return invalid(`the arguments are ${raw.length} characters, over the limit of ${maxChars}; send less data per call (split it, or write it to a file first)`)
   }
@@ -31,7 +36,8 @@ export function parseArguments(raw: ToolCall['arguments'], maxChars: number): { 
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return invalid(`the arguments must be a JSON object, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`)
   }
-  return { ok: true, args: value as Record<string, unknown> }
+  const problem = checkArgumentLimits(value, limits, false)
+  return problem === undefined ? { ok: true, args: value as Record<string, unknown> } : invalid(problem)
 }
 
 /**
@@ -49,7 +55,7 @@ export function resolveTool(registry: ToolRegistry, name: string): { ok: true; t
 /** The E_TOOL_UNKNOWN error for `name`, suggesting `suggestions` when there are any. */
 export function unknownToolError(name: string, suggestions: readonly string[]): ToolError {
   const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.map((n) => `"${n}"`).join(' or ')}?` : ' Call one of the tools you were given.'
-  return { code: 'E_TOOL_UNKNOWN', message: `there is no tool named "${name}".${hint}` }
+  return { code: 'E_TOOL_UNKNOWN', message: `there is no tool named "${shownName(name)}".${hint}` }
 }
 
 /** Validate: against the schema compiled at registration; each bad field named by its path. */

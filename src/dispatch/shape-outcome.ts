@@ -1,8 +1,10 @@
+import { describeThrown } from '../errors.js'
 import { renderBlocksAsText } from '../content-blocks.js'
 import type { ValidateFunction } from '../schema.js'
 import type { ContentBlock, ToolCall, ToolResult } from '../types.js'
 import { limitBinary, limitBlocks } from './limit-blocks.js'
-import { capText, limitContent, shapeValue } from './shape-result.js'
+import type { ResultsFolder } from '../workspace/save-result.js'
+import { capText, limitContent, shapeValue, unsavedContent } from './shape-result.js'
 
 /** What shaping one call's value needs from the host. */
 export interface ShapeContext {
@@ -11,7 +13,7 @@ export interface ShapeContext {
   /** `limits.max_result_bytes`: binary content of one result, decoded bytes in all. */
   maxBytes: number
   /** Where over-long text is saved (made only when needed). */
-  resultsDir: () => string
+  resultsFolder: () => ResultsFolder
   /** How a saved file's path reads in the note (relative to the workspace root). */
   shownPath?: (file: string) => string
   /** The tool's compiled `outputSchema`, if it declares one. */
@@ -46,24 +48,23 @@ export function shapeOutcome(call: ToolCall, toolName: string, value: unknown, c
  * @example
  * await spillText(call, hugeText, 100_000, context, {}) // { …, truncated: true, savedTo }
  */
-export async function spillText(call: ToolCall, text: string, limit: number, context: Pick<ShapeContext, 'resultsDir' | 'shownPath'>, extra: object): Promise<ToolResult> {
+export async function spillText(call: ToolCall, text: string, limit: number, context: Pick<ShapeContext, 'resultsFolder' | 'shownPath'>, extra: object): Promise<ToolResult> {
   try {
-    const limited = await limitContent(text, limit, context.resultsDir(), call.id, context.shownPath)
+    const limited = await limitContent(text, limit, context.resultsFolder(), call.id, context.shownPath)
     return { id: call.id, name: call.name, ok: true, ...limited, ...extra }
   } catch (error) {
-    // The whole text could not be saved: still answer, with what fits and why the rest is missing.
-    const kept = text.slice(0, Math.max(0, limit - 200))
-    return { id: call.id, name: call.name, ok: true, content: `${kept}\n[truncated: ${text.length} characters; saving the whole result failed: ${(error as Error).message}]`, truncated: true, ...extra }
+    // A full disk, a planted link: still answer, with what fits and why the rest is missing.
+    return { id: call.id, name: call.name, ok: true, content: unsavedContent(text, limit, describeThrown(error)), truncated: true, ...extra }
   }
 }
 
 async function spillBlocks(call: ToolCall, blocks: ContentBlock[], context: ShapeContext, extra: object): Promise<ToolResult> {
   try {
-    const limited = await limitBlocks(blocks, context.limit, context.resultsDir(), call.id, context.shownPath)
+    const limited = await limitBlocks(blocks, context.limit, context.resultsFolder(), call.id, context.shownPath)
     return { id: call.id, name: call.name, ok: true, ...limited, ...extra }
   } catch (error) {
     const room = context.limit === false ? false : Math.max(0, context.limit - 200)
-    const text = `${capText(renderBlocksAsText(blocks.filter(isText)), room)}\n[truncated; saving the whole result failed: ${(error as Error).message}]`
+    const text = `${capText(renderBlocksAsText(blocks.filter(isText)), room)}\n[truncated; the whole text could not be saved (${describeThrown(error)})]`
     const kept = [...blocks.filter((b) => !isText(b)), { type: 'text' as const, text }]
     return { id: call.id, name: call.name, ok: true, content: renderBlocksAsText(kept), blocks: kept, truncated: true, ...extra }
   }

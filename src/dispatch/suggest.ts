@@ -6,8 +6,10 @@
  * suggestNames('ecko', ['echo', 'wait']) // ['echo']
  */
 export function suggestNames(wanted: string, names: readonly string[]): string[] {
+  // Tool names are at most 64 characters; a name twice as long is no typo of one, and the edit
+  // distance of a huge name would cost seconds.
+  if (wanted === '' || wanted.length > 2 * MAX_TOOL_NAME_CHARS) return []
   const target = wanted.toLowerCase()
-  if (target === '') return []
   // One edit per three letters, at least one: two edits turn a short name into any other.
   const bound = Math.max(1, Math.floor(target.length / 3))
   const scored = names
@@ -20,6 +22,19 @@ export function suggestNames(wanted: string, names: readonly string[]): string[]
     .filter((s) => s.score <= bound)
     .sort((a, b) => a.score - b.score || a.name.localeCompare(b.name))
   return scored.slice(0, 3).map((s) => s.name)
+}
+
+const MAX_TOOL_NAME_CHARS = 64
+
+/**
+ * A name as it may be echoed back to a model or a log: whole when short, else its start and its
+ * length, so a huge name never travels back.
+ *
+ * @example
+ * shownName('x'.repeat(5000)) // the first 64 x's, then '… (5000 characters)'
+ */
+export function shownName(name: string): string {
+  return name.length <= 80 ? name : `${name.slice(0, MAX_TOOL_NAME_CHARS)}… (${name.length} characters)`
 }
 
 /** Edit distance counting insertions, deletions, substitutions and swaps of neighbours (one each). */

@@ -61,10 +61,10 @@ export async function discoverPlugins(dirs: readonly string[]): Promise<string[]
  * const report = await loadPlugins(['plugins'], registry)
  * for (const f of report.failed) console.error(`${f.file}: ${f.message}`)
  */
-export async function loadPlugins(dirs: readonly string[], registry: ToolRegistry): Promise<PluginLoadReport> {
+export async function loadPlugins(dirs: readonly string[], registry: ToolRegistry, options: PluginLoadOptions = {}): Promise<PluginLoadReport> {
   const report: PluginLoadReport = { loaded: [], failed: [], toolsByFile: new Map(), missingDirs: dirs.filter((d) => !existsSync(d) || !statSync(d).isDirectory()) }
   for (const file of await discoverPlugins(dirs)) {
-    const outcome = await loadPluginFile(file, registry)
+    const outcome = await loadPluginFile(file, registry, false, options)
     if (outcome.ok) {
       report.loaded.push(file)
       report.toolsByFile.set(file, outcome.tools)
@@ -75,31 +75,65 @@ export async function loadPlugins(dirs: readonly string[], registry: ToolRegistr
   return report
 }
 
+export interface PluginLoadOptions {
+  /** How long one file's import may take before it is reported as failed (`plugins.import_timeout_ms`). */
+  importTimeoutMs?: number
+}
+
+/** The default of `plugins.import_timeout_ms`. */
+export const DEFAULT_IMPORT_TIMEOUT_MS = 15_000
+
 const importCounts = new Map<string, number>()
+// One file is imported at a time in this process (hosts share the registry): a file's tools are
+// staged while it imports and put in place together.
+let loading: Promise<unknown> = Promise.resolve()
 
 /**
  * Imports one plugin file. A file whose tools are already registered is not imported again unless
- * `reload` (hot reload: the file changed); a re-import is always a fresh module instance.
+ * `reload` (hot reload: the file changed); a re-import is always a fresh module instance. The file's
+ * tools are registered all at once when its import succeeds (replacing its previous version's on a
+ * reload, with no moment when they are missing); an import that fails, or has not finished within
+ * the time limit, changes nothing and is reported, naming the file.
  */
-export async function loadPluginFile(
+export function loadPluginFile(
   file: string,
   registry: ToolRegistry,
   reload = false,
+  options: PluginLoadOptions = {},
 ): Promise<{ ok: true; tools: string[] } | { ok: false; message: string }> {
+  const run = loading.then(() => loadNow(file, registry, reload, options.importTimeoutMs ?? DEFAULT_IMPORT_TIMEOUT_MS))
+  loading = run.catch(() => undefined)
+  return run
+}
+
+async function loadNow(file: string, registry: ToolRegistry, reload: boolean, timeoutMs: number): Promise<{ ok: true; tools: string[] } | { ok: false; message: string }> {
   const already = registry.list().filter((t) => registry.entry(t.name)?.source === file)
   if (!reload && already.length > 0) return { ok: true, tools: already.map((t) => t.name) }
   // A file imported before (its tools since removed) must run again to register: import it fresh.
   const count = importCounts.get(file) ?? 0
   importCounts.set(file, count + 1)
   const version = count > 0 ? count : undefined
-  const before = new Set(registry.list().map((t) => t.name))
   try {
-    await registry.loadingFrom(file, () => importPlugin(file, version))
+    return { ok: true, tools: await registry.replaceSource(file, () => withinTime(importPlugin(file, version), timeoutMs)) }
   } catch (error) {
-    for (const tool of registry.list()) if (!before.has(tool.name) && registry.entry(tool.name)?.source === file) registry.unregister(tool.name)
+    if (error === TIMED_OUT) {
+      return { ok: false, message: `${file} did not finish loading within ${timeoutMs} ms (plugins.import_timeout_ms): its import waits for something (a top-level await, a connection) that has not come; none of its tools are registered` }
+    }
     return { ok: false, message: describeLoadError(file, error) }
   }
-  return { ok: true, tools: registry.list().filter((t) => !before.has(t.name)).map((t) => t.name) }
+}
+
+const TIMED_OUT = new Error('the import timed out')
+
+// The import, or TIMED_OUT after `ms`; an import still running then is left behind (it cannot be
+// cancelled), and a late failure of it is absorbed.
+function withinTime<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(TIMED_OUT), ms)
+  })
+  work.catch(() => undefined)
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer))
 }
 
 /**

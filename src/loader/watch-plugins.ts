@@ -2,7 +2,7 @@ import { existsSync, statSync, watch, type FSWatcher } from 'node:fs'
 import path from 'node:path'
 import type { RegistryEntry, ToolRegistry } from '../registry.js'
 import type { HostServices, Logger } from '../types.js'
-import { loadPluginFile } from './load-plugins.js'
+import { loadPluginFile, type PluginLoadOptions } from './load-plugins.js'
 
 /** What one reload did. */
 export type ReloadEvent =
@@ -10,7 +10,7 @@ export type ReloadEvent =
   | { kind: 'removed'; file: string; tools: string[] }
   | { kind: 'failed'; file: string; message: string; kept: string[] }
 
-export interface WatchOptions {
+export interface WatchOptions extends PluginLoadOptions {
   /** Quiet time after the last change of a file before it is reloaded. Default 100 ms. */
   debounceMs?: number
   /** Called after each reload (the registry's onChange also fires for added and removed tools). */
@@ -29,9 +29,10 @@ export interface PluginWatcher {
 
 /**
  * Hot reload: watches plugin folders (recursively) and, after a change settles, re-imports the file
- * as a fresh module: its old tools are unregistered first; if the new version fails to load, the old
- * tools are registered again and the error is reported (the host keeps serving them). A removed
- * file's tools are dropped; a new file is loaded. Reloads run one at a time.
+ * as a fresh module; its new tools replace the old ones in one step once the import has succeeded
+ * (calls meanwhile find the old ones); if the new version fails to load, the old tools keep serving
+ * and the error is reported. A removed file's tools are dropped; a new file is loaded. Reloads run
+ * one at a time.
  *
  * @example
  * const watcher = watchPlugins(['plugins'], host.registry, { onReload: (e) => console.error(e) })
@@ -47,7 +48,7 @@ export function watchPlugins(dirs: readonly string[], registry: ToolRegistry, op
     clearTimeout(timers.get(file))
     timers.set(file, setTimeout(() => {
       timers.delete(file)
-      queue = queue.then(() => reloadFile(file, registry)).then((event) => {
+      queue = queue.then(() => reloadFile(file, registry, options)).then((event) => {
         if (event) options.onReload?.(event)
       }, () => {})
     }, debounceMs))
@@ -83,7 +84,7 @@ export function watchPlugins(dirs: readonly string[], registry: ToolRegistry, op
  * @example
  * const event = await reloadFile('/abs/plugins/weather.ts', registry) // { kind: 'reloaded', tools: ['weather'] }
  */
-export async function reloadFile(file: string, registry: ToolRegistry): Promise<ReloadEvent | undefined> {
+export async function reloadFile(file: string, registry: ToolRegistry, options: PluginLoadOptions = {}): Promise<ReloadEvent | undefined> {
   const old: RegistryEntry[] = registry.list().flatMap((t) => {
     const entry = registry.entry(t.name)
     return entry && entry.source === file ? [entry] : []
@@ -92,17 +93,11 @@ export async function reloadFile(file: string, registry: ToolRegistry): Promise<
     if (old.length === 0) return undefined
     return { kind: 'removed', file, tools: registry.unregisterSource(file) }
   }
-  registry.unregisterSource(file)
-  const outcome = await loadPluginFile(file, registry, true)
+  // The new version's tools replace the old ones only once it has imported: calls arriving meanwhile
+  // find the old tools, and a failed import leaves them serving.
+  const outcome = await loadPluginFile(file, registry, true, options)
   if (outcome.ok) return { kind: old.length > 0 ? 'reloaded' : 'loaded', file, tools: outcome.tools }
-  // Keep serving the last good version.
-  const kept: string[] = []
-  for (const entry of old) {
-    if (registry.has(entry.tool.name)) continue
-    registry.register(entry.tool, { source: file })
-    kept.push(entry.tool.name)
-  }
-  return { kind: 'failed', file, message: outcome.message, kept }
+  return { kind: 'failed', file, message: outcome.message, kept: old.map((e) => e.tool.name) }
 }
 
 /**
@@ -113,8 +108,9 @@ export async function reloadFile(file: string, registry: ToolRegistry): Promise<
  * @example
  * if (config.plugins.watch) watchHostPlugins(host, pluginDirs)
  */
-export function watchHostPlugins(host: { log: Logger; registry: ToolRegistry; onClose(closer: () => void): void; services: HostServices }, dirs: readonly string[]): PluginWatcher {
+export function watchHostPlugins(host: { log: Logger; registry: ToolRegistry; onClose(closer: () => void): void; services: HostServices; config: { plugins: { import_timeout_ms: number } } }, dirs: readonly string[]): PluginWatcher {
   const watcher = watchPlugins(dirs, host.registry, {
+    importTimeoutMs: host.config.plugins.import_timeout_ms,
     onReload: (event) => {
       if (event.kind === 'failed') {
         host.log.error(`plugin ${event.file} failed to reload: ${event.message}; still serving its previous tools${event.kept.length > 0 ? ` (${event.kept.join(', ')})` : ''}`)

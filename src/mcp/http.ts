@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { isIP, type AddressInfo } from 'node:net'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { isInitializeRequest, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
 import { ToolhostError } from '../errors.js'
@@ -22,7 +22,6 @@ type HttpRoute = (req: IncomingMessage, res: ServerResponse) => Promise<void> | 
 /** Routes served beside `/mcp`: resolves true when it handled the request. */
 export type ExtraRoutes = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>
 
-const MAX_BODY_BYTES = 4 * 1024 * 1024
 /** An HTTP session with no request for this long (and none open) is closed. */
 const SESSION_IDLE_MS = 30 * 60_000
 /** How long a client whose SSE stream dropped waits before reconnecting (the SSE `retry` field). */
@@ -59,6 +58,7 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
   }, Math.max(10, Math.min(idleMs / 2, 60_000)))
   sweep.unref()
 
+  const maxBody = host.config.serve.max_message_bytes
   const handleMcp: HttpRoute = async (req, res) => {
     const sessionId = req.headers['mcp-session-id']
     const existing = typeof sessionId === 'string' ? transports.get(sessionId) : undefined
@@ -78,7 +78,8 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
       if (!existing) return reply(res, 400, 'missing mcp-session-id; start with an initialize request')
       return existing.handleRequest(req, res)
     }
-    const body = await readJson(req)
+    const body = await readJson(req, maxBody)
+    if (body === TOO_LARGE) return reply(res, 413, `the request body is over ${maxBody} bytes (serve.max_message_bytes); send less per message`)
     if (body === undefined) return reply(res, 400, 'the request body is not JSON')
     if (existing) return existing.handleRequest(req, res, body)
     if (!isInitializeRequest(body)) return reply(res, 400, 'missing mcp-session-id; start with an initialize request')
@@ -107,10 +108,10 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
     await transport.handleRequest(req, res, body)
   }
 
-  let allowedHosts: Set<string> | undefined
+  let loopbackPort: number | undefined
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     // DNS rebinding: a web page must not reach a loopback server under another name or from its origin.
-    if (allowedHosts && (!allowedHosts.has(req.headers.host ?? '') || !isLoopbackOrigin(req.headers.origin))) {
+    if (loopbackPort !== undefined && (!isLoopbackHost(req.headers.host, loopbackPort) || !isLoopbackOrigin(req.headers.origin))) {
       return reply(res, 403, `refused: Host ${JSON.stringify(req.headers.host)} / Origin ${JSON.stringify(req.headers.origin)} is not this loopback server`)
     }
     const url = new URL(req.url ?? '/', 'http://localhost')
@@ -134,7 +135,7 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
     http.listen(options.port, options.hostname, () => resolve())
   })
   const { port } = http.address() as AddressInfo
-  if (isLoopback(options.hostname)) allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`])
+  if (isLoopback(options.hostname)) loopbackPort = port
   const shownHost = options.hostname.includes(':') ? `[${options.hostname}]` : options.hostname
   return {
     url: `http://${shownHost}:${port}/mcp`,
@@ -168,12 +169,14 @@ function alignProtocolVersion(req: IncomingMessage, agreed: string | undefined):
   }
 }
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
+const TOO_LARGE = Symbol('too large')
+
+async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
   const chunks: Buffer[] = []
   let size = 0
   for await (const chunk of req) {
     size += (chunk as Buffer).length
-    if (size > MAX_BODY_BYTES) return undefined
+    if (size > maxBytes) return TOO_LARGE
     chunks.push(chunk as Buffer)
   }
   try {
@@ -183,15 +186,37 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   }
 }
 
+/**
+ * True for a name that can only mean this machine: `localhost`, an IPv4 address in 127.0.0.0/8, or
+ * `::1` (bracketed or not). Compared exactly, after URL parsing: `127.0.0.1.evil.example` and
+ * `localhost.evil.example` are other hosts.
+ *
+ * @example
+ * isLoopback('127.0.0.1.evil.example') // false
+ */
 export function isLoopback(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '::1' || /^127\./.test(hostname)
+  const name = hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1')
+  if (name === 'localhost' || name === '::1') return true
+  return isIP(name) === 4 && name.startsWith('127.')
 }
 
+/** An Origin header, when a browser sends one, must be a loopback http(s) origin. */
 export function isLoopbackOrigin(origin: string | undefined): boolean {
   if (origin === undefined) return true // not a browser
   try {
-    const { hostname } = new URL(origin)
-    return isLoopback(hostname.replace(/^\[|\]$/g, ''))
+    const url = new URL(origin)
+    return (url.protocol === 'http:' || url.protocol === 'https:') && isLoopback(url.hostname)
+  } catch {
+    return false
+  }
+}
+
+/** The Host header must name this server: a loopback name and its port, parsed as a URL would. */
+export function isLoopbackHost(header: string | undefined, port: number): boolean {
+  if (header === undefined || header === '' || /[/?#@\s]/.test(header)) return false
+  try {
+    const url = new URL(`http://${header}`)
+    return isLoopback(url.hostname) && (url.port === '' ? '80' : url.port) === String(port)
   } catch {
     return false
   }

@@ -1,12 +1,13 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, SetLevelRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { toMcpCallResult } from '../adapters/mcp-definitions.js'
 import type { Host } from '../host.js'
 import { isLevelShown, listenToCall, mcpLevelOf, progressCounter, type McpLogLevel } from './call-events.js'
 import { serveResources } from './resources.js'
 import { isOpenTelemetryRegistered } from '../otel/detect.js'
+import { shownName } from '../dispatch/suggest.js'
 import { canElicit, McpSessions, PERSON_TOOLS } from './sessions.js'
+import { BoundedStdioTransport } from './stdio-transport.js'
 
 /** The name and version toolhost gives MCP clients. */
 export const SERVER_INFO = { name: 'toolhost', version: '0.1.0' } as const
@@ -52,7 +53,7 @@ export function createMcpServer(host: Host, sessions: McpSessions): Server {
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name } = request.params
-    if (!host.registry.has(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`)
+    if (!host.registry.has(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${shownName(name)}`)
     if (PERSON_TOOLS.has(name) && !canElicit(server)) {
       return toMcpCallResult({
         id: String(extra.requestId), name, ok: false, content: '',
@@ -115,14 +116,15 @@ export function notifyOnToolChanges(host: Host, sessions: McpSessions, debounceM
 }
 
 /**
- * Serves `host` over stdio until stdin closes. Resolves with a function that closes the session.
+ * Serves `host` over stdio until stdin closes. Resolves with a function that closes the session. A
+ * message over `serve.max_message_bytes` is answered with an error; the session goes on.
  *
  * @example
  * const close = await serveStdio(host, sessions)
  */
 export async function serveStdio(host: Host, sessions: McpSessions): Promise<{ closed: Promise<void>; close: () => Promise<void> }> {
   const server = createMcpServer(host, sessions)
-  const transport = new StdioServerTransport()
+  const transport = new BoundedStdioTransport({ maxMessageBytes: host.config.serve.max_message_bytes, log: host.log })
   let resolveClosed!: () => void
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve))
   const previous = server.onclose

@@ -1,3 +1,4 @@
+import { describeThrown } from '../errors.js'
 import type { DecidedBy } from './decide.js'
 import type { CallSubject } from './subjects.js'
 
@@ -131,4 +132,36 @@ export function suggestRule(tool: string, subject: CallSubject): string | undefi
 /** What a denied call's result says when the person refused it. */
 export function personDeniedMessage(tool: string, message: string | undefined): string {
   return `${tool} did not run: the user denied this call${message ? `: ${message}` : ''}. Do not retry it as is${message ? '; follow what the user said' : '; ask the user or do something else'}`
+}
+
+/**
+ * Runs the approval handler once for a batch; never rejects (a failure becomes the reason every call
+ * is denied), and gives up when the host closes.
+ *
+ * @example
+ * const { failed, answers } = await askAll(approve, requests, signal, closing)
+ */
+export async function askAll(approve: ApproveHandler, requests: readonly ApprovalRequest[], signal: AbortSignal, closing: AbortSignal): Promise<{ failed?: string; answers: (ApprovalAnswer | undefined)[] }> {
+  const closed = 'the host closed before the person answered'
+  if (closing.aborted) return { failed: closed, answers: [] }
+  let onClose: (() => void) | undefined
+  const hostClosed = new Promise<{ failed: string; answers: [] }>((resolve) => {
+    onClose = () => resolve({ failed: closed, answers: [] })
+    closing.addEventListener('abort', onClose, { once: true })
+  })
+  try {
+    return await Promise.race([askOnce(approve, requests, signal), hostClosed])
+  } finally {
+    closing.removeEventListener('abort', onClose!)
+  }
+}
+
+async function askOnce(approve: ApproveHandler, requests: readonly ApprovalRequest[], signal: AbortSignal): Promise<{ failed?: string; answers: (ApprovalAnswer | undefined)[] }> {
+  try {
+    const answers = await approve(requests, signal)
+    if (!Array.isArray(answers)) return { failed: 'the approval handler did not answer with a list', answers: [] }
+    return { answers: requests.map((_, i) => checkAnswer(answers[i])) }
+  } catch (error) {
+    return { failed: `asking for approval failed (${describeThrown(error)})`, answers: [] }
+  }
 }

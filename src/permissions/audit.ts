@@ -87,7 +87,7 @@ export class AuditLog {
       const buffered = this.#buffer
       this.#buffer = []
       let text = ''
-      for (const line of buffered) text += typeof line === 'string' ? line : JSON.stringify(line.toEntry()) + '\n'
+      for (const line of buffered) text += typeof line === 'string' ? line : serialise(line)
       this.#writing = this.#writing.then(() => this.#append(text))
     }
     return this.#writing
@@ -103,5 +103,15 @@ export class AuditLog {
       this.#failed = true
       this.#onError(new Error(`the permission audit log ${this.file} could not be written (${(error as Error).message}); decisions are not being recorded`))
     }
+  }
+}
+
+// Runs on a timer, where a throw would be uncaught and end the process: a line that cannot be
+// built is written as what little is known, never thrown.
+function serialise(entry: DeferredAuditEntry): string {
+  try {
+    return JSON.stringify(entry.toEntry()) + '\n'
+  } catch (error) {
+    return JSON.stringify({ time: new Date().toISOString(), decision: 'unknown', reason: `this audit line could not be written: ${error instanceof Error ? error.message : String(error)}` }) + '\n'
   }
 }

@@ -9,21 +9,64 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortKeys(value)) ?? 'null'
 }
 
-/** The value with object keys sorted at every depth (what `canonicalJson` serialises). */
+/**
+ * The value with object keys sorted at every depth (what `canonicalJson` serialises). A `"__proto__"`
+ * key stays an own, ordinary key of the copy, as `JSON.parse` made it and as the handler sees it (the
+ * copy's prototype is never changed). Throws on a BigInt, as serialising would.
+ *
+ * @example
+ * sortKeys(JSON.parse('{"b":1,"__proto__":{"x":1}}')) // { __proto__: { x: 1 }, b: 1 } (own keys)
+ */
 export function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys)
-  if (typeof value !== 'object' || value === null) return value
-  const out: Record<string, unknown> = {}
-  for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key])
-  return out
+  return copySorted(value, undefined)
 }
 
 /** Sorted keys, with every string longer than `maxChars` cut and marked (how the audit log stores arguments). */
 export function abbreviate(value: unknown, maxChars: number): unknown {
-  if (typeof value === 'string') return value.length > maxChars ? `${value.slice(0, maxChars)}…[+${value.length - maxChars} chars]` : value
-  if (Array.isArray(value)) return value.map((v) => abbreviate(v, maxChars))
-  if (typeof value !== 'object' || value === null) return value
-  const out: Record<string, unknown> = {}
-  for (const key of Object.keys(value).sort()) out[key] = abbreviate((value as Record<string, unknown>)[key], maxChars)
-  return out
+  return copySorted(value, (text) => (text.length > maxChars ? `${text.slice(0, maxChars)}…[+${text.length - maxChars} chars]` : text))
+}
+
+type Container = Record<string, unknown> | unknown[]
+type Pending = [source: object, copy: Container][]
+
+// An iterative deep copy (no recursion: arguments are held to a depth limit at admission, but a walk
+// that could run out of stack has no place on model data), keys sorted, strings mapped. Module-level
+// functions, not closures: this runs for every call (the audit snapshot).
+function copySorted(value: unknown, mapString: ((text: string) => string) | undefined): unknown {
+  if (typeof value !== 'object' || value === null) return copyLeaf(value, mapString)
+  const pending: Pending = []
+  const top = copyContainer(value, pending)
+  while (pending.length > 0) {
+    const [source, copy] = pending.pop()!
+    if (Array.isArray(source)) {
+      for (let i = 0; i < source.length; i++) (copy as unknown[])[i] = copyChild(source[i], mapString, pending)
+      continue
+    }
+    const keys = Object.keys(source)
+    if (keys.length > 1) keys.sort()
+    for (const key of keys) setOwn(copy as Record<string, unknown>, key, copyChild((source as Record<string, unknown>)[key], mapString, pending))
+  }
+  return top
+}
+
+function copyChild(value: unknown, mapString: ((text: string) => string) | undefined, pending: Pending): unknown {
+  return typeof value === 'object' && value !== null ? copyContainer(value, pending) : copyLeaf(value, mapString)
+}
+
+function copyContainer(value: object, pending: Pending): Container {
+  const copy: Container = Array.isArray(value) ? new Array<unknown>(value.length) : {}
+  pending.push([value, copy])
+  return copy
+}
+
+function copyLeaf(value: unknown, mapString: ((text: string) => string) | undefined): unknown {
+  if (typeof value === 'string') return mapString === undefined ? value : mapString(value)
+  if (typeof value === 'bigint') throw new TypeError('Do not know how to serialize a BigInt')
+  return value
+}
+
+// `copy.__proto__ = v` would set the prototype (and drop the key): define it as an own key instead.
+function setOwn(copy: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true })
+  else copy[key] = value
 }

@@ -1,8 +1,9 @@
 import type { PermissionMode } from '../config/types.js'
+import { describeThrown } from '../errors.js'
 import type { AuthoriseItem } from '../host.js'
 import type { AnyTool } from '../types.js'
 import type { AuditEntry, DeferredAuditEntry } from './audit.js'
-import { abbreviate } from './canonical-json.js'
+import { abbreviate, sortKeys } from './canonical-json.js'
 import type { PermissionDecision } from './decide.js'
 import type { CallFacts } from './modes.js'
 import { describeSubject, subjectKeys, subjectOf, type CallSubject, type SubjectContext } from './subjects.js'
@@ -98,12 +99,23 @@ export class DecisionRecord implements DeferredAuditEntry {
 
   toEntry(): AuditEntry {
     const what = this.#what
+    // Built when the log is written, off the call path: a fault here costs this line's details,
+    // never the log, the process, or another line.
+    let args: unknown
+    let subject: string
+    try {
+      args = abbreviate(this.#snapshot, AUDIT_STRING_CHARS)
+      subject = describeSubject(this.#subject ?? subjectOf(this.#tool, this.#snapshot, this.#context))
+    } catch (error) {
+      args = `[the arguments could not be recorded: ${describeThrown(error)}]`
+      subject = ''
+    }
     return {
       time: isoTime(this.#time),
       callId: this.#callId,
       tool: this.#tool.name,
-      args: abbreviate(this.#snapshot, AUDIT_STRING_CHARS),
-      subject: describeSubject(this.#subject ?? subjectOf(this.#tool, this.#snapshot, this.#context)),
+      args,
+      subject,
       mode: this.#mode,
       ...('outcome' in what ? fieldsOf(what) : what),
     }
@@ -130,28 +142,15 @@ function fieldsOf(decision: PermissionDecision): DecisionFields {
 }
 
 /**
- * A deep copy of a call's arguments with keys sorted (what the audit log and rule subjects read).
- * Fails like serialising the arguments would (a BigInt), so such a call is refused at decision time,
- * as before the audit line was deferred.
+ * A deep copy of a call's arguments with keys sorted (what the audit log and rule subjects read),
+ * made without recursion and without prototypes (a `"__proto__"` key is kept, as the handler gets
+ * it). Fails like serialising the arguments would (a BigInt; admission refuses those already).
  *
  * @example
  * snapshotArgs({ b: 1, a: ['x'] }) // { a: ['x'], b: 1 }
  */
 export function snapshotArgs(args: Record<string, unknown>): Record<string, unknown> {
-  return copySorted(args) as Record<string, unknown>
-}
-
-function copySorted(value: unknown): unknown {
-  if (typeof value !== 'object' || value === null) {
-    if (typeof value === 'bigint') throw new TypeError('Do not know how to serialize a BigInt')
-    return value
-  }
-  if (Array.isArray(value)) return value.map(copySorted)
-  const keys = Object.keys(value)
-  if (keys.length > 1) keys.sort()
-  const out: Record<string, unknown> = {}
-  for (const key of keys) out[key] = copySorted((value as Record<string, unknown>)[key])
-  return out
+  return sortKeys(args) as Record<string, unknown>
 }
 
 /** True when the tool asks to be consulted before each call (the batch must then wait for it). */

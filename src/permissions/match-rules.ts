@@ -1,4 +1,5 @@
 import picomatch from 'picomatch'
+import { compileLinearRegex } from '../linear-regex.js'
 import { toPathGlob, type PermissionRule } from './rules.js'
 import type { CallSubject, PathSubject } from './subjects.js'
 
@@ -84,12 +85,14 @@ function pathMatches(rule: PermissionRule, subject: PathSubject, caseInsensitive
   return test(text)
 }
 
-// Commands and values: `*` matches any run of characters (spaces and `/` included); all else is literal.
+// Commands and values: `*` matches any run of characters (spaces and `/` included); all else is
+// literal. The text is the model's (a command, arguments up to max_argument_chars): matched in linear
+// time, since a pattern with several `*` backtracks polynomially in a JavaScript RegExp.
 function textMatches(rule: PermissionRule, text: string): boolean {
   let test = textMatchers.get(rule)
   if (!test) {
-    const source = rule.pattern!.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[\\s\\S]*')
-    const regexp = new RegExp(`^${source}$`)
+    const source = rule.pattern!.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('(?s:.*)')
+    const regexp = compileLinearRegex(`^${source}$`)
     textMatchers.set(rule, (test = (t) => regexp.test(t)))
   }
   return test(text)

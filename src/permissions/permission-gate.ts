@@ -4,10 +4,11 @@ import { describeThrown, ToolhostError } from '../errors.js'
 import type { Authoriser, AuthoriseDecision, AuthoriseItem, Host } from '../host.js'
 import { bindAsker } from '../dispatch/call-context.js'
 import { isCaseInsensitiveFs } from '../paths.js'
+import { checkArgumentLimits } from '../dispatch/argument-limits.js'
 import { describeSchemaErrors } from '../schema.js'
 import type { Logger, PermissionResult, ToolContext, ToolError } from '../types.js'
 import { noOneToAskMessage, planModeMessage, type Audience } from '../messages.js'
-import { checkAnswer, personDeniedMessage, SessionApprovals, suggestRule, withStandby, type ApprovalAnswer, type ApprovalRequest, type ApproveHandler, type StandbyApprover } from './approvals.js'
+import { askAll, personDeniedMessage, SessionApprovals, suggestRule, withStandby, type ApprovalAnswer, type ApprovalRequest, type ApproveHandler, type StandbyApprover } from './approvals.js'
 import { AuditLog, type AuditEntry } from './audit.js'
 import { abbreviate } from './canonical-json.js'
 import { decidePermission, type PermissionDecision } from './decide.js'
@@ -66,6 +67,7 @@ export class PermissionGate implements Authoriser {
   readonly #pathScoped: ReadonlySet<string>
   // Per tool name: does any allow, ask or deny rule name it? (Rules are fixed at start-up.)
   readonly #named = new Map<string, boolean>()
+  readonly #checkTimeoutMs: number
   #plain: SubjectContext | undefined
 
   constructor(options: PermissionGateOptions) {
@@ -78,6 +80,7 @@ export class PermissionGate implements Authoriser {
     this.rules = parseRules(permissions, file)
     this.#approve = options.approve
     this.#audience = options.audience ?? 'developer'
+    this.#checkTimeoutMs = permissions.check_timeout_ms
     this.#caseInsensitive = isCaseInsensitiveFs(options.root)
     this.#pathScoped = new Set(options.config.dispatch.path_scoped)
     this.audit = new AuditLog(path.resolve(options.root, permissions.audit_log), { root: options.root, onError: (error) => options.log.warn(error.message) })
@@ -87,21 +90,54 @@ export class PermissionGate implements Authoriser {
   }
 
   async authorise(items: readonly AuthoriseItem[], context: { signal?: AbortSignal; host: Host }): Promise<AuthoriseDecision[]> {
+    if (!items.some(hasPermissionCheck)) return this.#decide(this.#assessAll(items, context.host), context.signal)
     // A never-aborted signal is made only when something can read it (a tool's permission check,
     // the approval handler): making an AbortSignal costs more than deciding a call.
-    let signal = context.signal
-    let judged: Judged[]
-    if (items.some(hasPermissionCheck)) {
-      const batchSignal = (signal ??= new AbortController().signal)
-      judged = await Promise.all(items.map((item) => this.#judge(item, batchSignal, context.host)))
-    } else {
-      judged = new Array(items.length)
-      for (let k = 0; k < items.length; k++) judged[k] = this.#assess(items[k]!, items[k]!.args, undefined, context.host)
+    const signal = context.signal ?? new AbortController().signal
+    const judged = await Promise.all(items.map((item) => this.#judge(item, signal, context.host)))
+    return this.#decide(judged, signal)
+  }
+
+  /**
+   * The same decisions as `authorise`, made synchronously, when no call of the batch waits for its
+   * tool's own permission check; undefined otherwise (then the host calls `authorise`). Calls that
+   * need a person still get a `gate` to wait on.
+   */
+  authoriseNow(items: readonly AuthoriseItem[], context: { signal?: AbortSignal; host: Host }): AuthoriseDecision[] | undefined {
+    if (items.some(hasPermissionCheck)) return undefined
+    return this.#decide(this.#assessAll(items, context.host), context.signal)
+  }
+
+  // Each call is decided on its own: a fault deciding one (a tool's readOnly that loops over odd
+  // arguments, a subject that cannot be made) refuses that call alone, never its batch.
+  #assessAll(items: readonly AuthoriseItem[], host: Host): Judged[] {
+    const judged: Judged[] = new Array(items.length)
+    for (let k = 0; k < items.length; k++) {
+      const item = items[k]!
+      try {
+        judged[k] = this.#assess(item, item.args, undefined, host)
+      } catch (error) {
+        judged[k] = decisionFailed(item, error)
+      }
     }
+    return judged
+  }
+
+  #decide(judged: readonly Judged[], signal: AbortSignal | undefined): AuthoriseDecision[] {
     const decisions: AuthoriseDecision[] = new Array(judged.length)
-    const asking: { k: number; judged: JudgedCall }[] = []
+    const asking: { k: number; judged: JudgedCall; request: ApprovalRequest }[] = []
+    // The host's approver, then a standby (the console) for what it cannot ask; none: denied at once.
+    const approve = this.#approverNow()
     for (let k = 0; k < judged.length; k++) {
-      const j = judged[k]!
+      let j = judged[k]!
+      let request: ApprovalRequest | undefined
+      if (j instanceof JudgedCall && j.decision.outcome === 'ask') {
+        try {
+          request = approve ? approvalRequest(j) : undefined
+        } catch (error) {
+          j = decisionFailed(j.item, error)
+        }
+      }
       if (!(j instanceof JudgedCall)) {
         this.#record(j.item, j.item.args, undefined, { decision: 'deny', by: 'tool', reason: j.refused.message })
         decisions[k] = { run: false, error: j.refused }
@@ -111,34 +147,24 @@ export class PermissionGate implements Authoriser {
       this.audit.recordDeferred(new DecisionRecord(j, this.mode, decision))
       if (decision.outcome === 'allow') decisions[k] = { run: true, args: j.args }
       else if (decision.outcome === 'deny') decisions[k] = { run: false, error: { code: 'E_DENIED', message: denialMessage(j.item.tool.name, decision, this.mode === 'plan' ? this.#audience : undefined) } }
-      else asking.push({ k, judged: j })
+      else if (request) asking.push({ k, judged: j, request })
+      else decisions[k] = this.#noApprover(j)
     }
-    if (asking.length === 0) return decisions
-    const approve = this.#approverNow()
-    if (!approve) {
-      for (const { k, judged: j } of asking) {
-        const message = this.#consoleHint(this.#noOneToAsk(j))
-        this.audit.recordDeferred(new DecisionRecord(j, this.mode, { decision: 'deny', by: 'no-approver', reason: message }))
-        decisions[k] = { run: false, error: { code: 'E_DENIED', message } }
-      }
-      return decisions
-    }
-    const requests: ApprovalRequest[] = asking.map(({ judged: j }) => ({
-      callId: j.item.call.id,
-      tool: j.item.tool.name,
-      args: j.args,
-      subject: describeSubject(j.subject()),
-      reason: j.decision.reason,
-      askedBy: j.decision.by,
-      destructive: j.destructive,
-    }))
+    if (asking.length === 0 || !approve) return decisions
     // The approver sees the run's interrupt and the host's close; either ends the wait for a person.
     const closing = this.#closing.signal
-    const answers = askAll(approve, requests, signal ? AbortSignal.any([signal, closing]) : closing, closing)
+    const answers = askAll(approve, asking.map((a) => a.request), signal ? AbortSignal.any([signal, closing]) : closing, closing)
     asking.forEach(({ k, judged: j }, i) => {
       decisions[k] = { run: true, args: j.args, gate: answers.then((outcome) => this.#settle(j, outcome.failed ?? outcome.answers[i])) }
     })
     return decisions
+  }
+
+  // A call that asks, with nobody to ask: denied, saying which rule or mode would let it run.
+  #noApprover(j: JudgedCall): AuthoriseDecision {
+    const message = this.#consoleHint(this.#noOneToAsk(j))
+    this.audit.recordDeferred(new DecisionRecord(j, this.mode, { decision: 'deny', by: 'no-approver', reason: message }))
+    return { run: false, error: { code: 'E_DENIED', message } }
   }
 
   /**
@@ -182,13 +208,37 @@ export class PermissionGate implements Authoriser {
   }
 
   async #judge(item: AuthoriseItem, signal: AbortSignal, host: Host): Promise<Judged> {
+    try {
+      return await this.#judgeUnsafe(item, signal, host)
+    } catch (error) {
+      return decisionFailed(item, error)
+    }
+  }
+
+  async #judgeUnsafe(item: AuthoriseItem, signal: AbortSignal, host: Host): Promise<Judged> {
     const { tool } = item
     if (!tool.checkPermissions) return this.#assess(item, item.args, undefined, host)
     let said: unknown
+    // The tool's check gets its own signal: aborted by the run's interrupt, or when it runs out of time.
+    const own = new AbortController()
+    const onAbort = (): void => own.abort(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    let timer: NodeJS.Timeout | undefined
     try {
-      said = await tool.checkPermissions(item.args, permissionContext(item, signal, host))
+      const answer = tool.checkPermissions(item.args, permissionContext(item, own.signal, host))
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(CHECK_TIMED_OUT), this.#checkTimeoutMs)
+      })
+      said = await Promise.race([answer, timeout])
     } catch (error) {
+      if (error === CHECK_TIMED_OUT) {
+        own.abort(new Error(`the permission check ran out of time (${this.#checkTimeoutMs} ms)`))
+        return { item, refused: { code: 'E_DENIED', message: `${tool.name} did not run: its permission check did not answer within ${this.#checkTimeoutMs} ms (permissions.check_timeout_ms); this is a fault in the tool, not in your call` } }
+      }
       return { item, refused: { code: 'E_DENIED', message: `${tool.name} did not run: its permission check failed (${describeThrown(error)}); this is a fault in the tool, not in your call` } }
+    } finally {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', onAbort)
     }
     const checked = checkToolSay(said)
     if (typeof checked === 'string') return { item, refused: { code: 'E_DENIED', message: `${tool.name} did not run: its permission check returned ${checked}; this is a fault in the tool, not in your call` } }
@@ -255,6 +305,9 @@ export class PermissionGate implements Authoriser {
     const prefix = `${name} did not run: its permission check produced invalid arguments`
     const suffix = 'this is a fault in the tool, not in your call'
     if (typeof updated !== 'object' || updated === null || Array.isArray(updated)) return { code: 'E_ARGS_INVALID', message: `${prefix} (not an object); ${suffix}` }
+    const { max_argument_chars: maxChars, max_argument_depth: maxDepth } = host.config.limits
+    const problem = checkArgumentLimits(updated, { maxChars, maxDepth }, true)
+    if (problem !== undefined) return { code: 'E_ARGS_INVALID', message: `${prefix} (${problem}); ${suffix}` }
     const entry = host.registry.entry(name)
     if (!entry) return { code: 'E_TOOL_UNKNOWN', message: `the tool "${name}" was removed` }
     if (entry.validate(updated)) return undefined
@@ -302,7 +355,13 @@ export class PermissionGate implements Authoriser {
 
   #noOneToAsk(j: JudgedCall, why?: string): string {
     const tool = j.item.tool.name
-    return noOneToAskMessage({ tool, reason: j.decision.reason, rule: suggestRule(tool, j.subject()), modes: modesThatRun(j), why }, this.#audience)
+    let rule: string | undefined
+    try {
+      rule = suggestRule(tool, j.subject())
+    } catch {
+      rule = undefined // a subject that cannot be made (odd arguments): no rule to suggest
+    }
+    return noOneToAskMessage({ tool, reason: j.decision.reason, rule, modes: modesThatRun(j), why }, this.#audience)
   }
 
   #record(item: AuthoriseItem, args: Record<string, unknown>, subject: CallSubject | undefined, what: Pick<AuditEntry, 'decision' | 'by' | 'reason'> & Partial<Pick<AuditEntry, 'rule' | 'answeredBy'>>): void {
@@ -318,33 +377,27 @@ export class PermissionGate implements Authoriser {
   }
 }
 
-/** Runs the handler once for the batch; never rejects (a failure becomes the reason every call is denied). */
-async function askAll(approve: ApproveHandler, requests: readonly ApprovalRequest[], signal: AbortSignal, closing: AbortSignal): Promise<{ failed?: string; answers: (ApprovalAnswer | undefined)[] }> {
-  const closed = 'the host closed before the person answered'
-  if (closing.aborted) return { failed: closed, answers: [] }
-  let onClose: (() => void) | undefined
-  const hostClosed = new Promise<{ failed: string; answers: [] }>((resolve) => {
-    onClose = () => resolve({ failed: closed, answers: [] })
-    closing.addEventListener('abort', onClose, { once: true })
-  })
-  try {
-    return await Promise.race([askOnce(approve, requests, signal), hostClosed])
-  } finally {
-    closing.removeEventListener('abort', onClose!)
-  }
-}
-
-async function askOnce(approve: ApproveHandler, requests: readonly ApprovalRequest[], signal: AbortSignal): Promise<{ failed?: string; answers: (ApprovalAnswer | undefined)[] }> {
-  try {
-    const answers = await approve(requests, signal)
-    if (!Array.isArray(answers)) return { failed: 'the approval handler did not answer with a list', answers: [] }
-    return { answers: requests.map((_, i) => checkAnswer(answers[i])) }
-  } catch (error) {
-    return { failed: `asking for approval failed (${describeThrown(error)})`, answers: [] }
-  }
-}
-
 const NO_SUBJECTS: readonly CallSubject[] = []
+
+const CHECK_TIMED_OUT = new Error('the permission check timed out')
+
+// A fault of the permission system itself while deciding one call: that call is refused.
+function decisionFailed(item: AuthoriseItem, error: unknown): { refused: ToolError; item: AuthoriseItem } {
+  return { item, refused: { code: 'E_DENIED', message: `${item.tool.name} did not run: deciding its permission failed (${describeThrown(error)}); try again, or ask the user to check the permission settings` } }
+}
+
+// What the approval handler is shown for a call that asks.
+function approvalRequest(j: JudgedCall): ApprovalRequest {
+  return {
+    callId: j.item.call.id,
+    tool: j.item.tool.name,
+    args: j.args,
+    subject: describeSubject(j.subject()),
+    reason: j.decision.reason,
+    askedBy: j.decision.by,
+    destructive: j.destructive,
+  }
+}
 
 // The permission modes under which a call that asks would run without asking.
 function modesThatRun(j: { decision: PermissionDecision; destructive: boolean; facts: CallFacts }): PermissionMode[] {

@@ -1,6 +1,10 @@
 import { DEFAULT_DANGEROUS_PATTERNS } from '../config/defaults.js'
 import { ToolhostError } from '../errors.js'
 import { analyseCommand } from '../shell/analyse-command.js'
+import { compileLinearRegex, LINEAR_REGEX_SYNTAX, type LinearRegex } from '../linear-regex.js'
+
+/** A compiled dangerous pattern (RE2: linear time on the model's command, however long). */
+export type DangerousPattern = Pick<LinearRegex, 'test'>
 
 /**
  * Which shell commands count as destructive (`terminal`'s `destructive(args)`): those that cannot be
@@ -15,7 +19,7 @@ import { analyseCommand } from '../shell/analyse-command.js'
  */
 
 const TABLE = Symbol.for('toolhost.dangerousPatterns')
-type Table = Map<symbol, { root: string; patterns: readonly RegExp[] }>
+type Table = Map<symbol, { root: string; patterns: readonly DangerousPattern[] }>
 
 function table(): Table {
   const store = globalThis as unknown as Record<symbol, Table | undefined>
@@ -24,19 +28,28 @@ function table(): Table {
 }
 
 /**
- * Compiles the configured patterns; an invalid regular expression throws `E_CONFIG_INVALID` naming
- * `where` and the index (a start-up fault, not a call failure).
+ * Compiles the configured patterns with an RE2-class engine: they run on the model's commands, and a
+ * backtracking pattern such as `\brm\s+(-[a-z]*[rf][a-z]*\s+)+` takes quadratic time (minutes on a
+ * long command) in a JavaScript RegExp. An invalid pattern throws `E_CONFIG_INVALID` naming `where`
+ * and the index (a start-up fault, not a call failure). The built-in list, known good, is compiled
+ * on first use, so a start-up without custom patterns does not load the engine.
  *
  * @example
  * compileDangerousPatterns(['\\brm\\s+-rf\\b'], 'config.yaml')
  */
-export function compileDangerousPatterns(patterns: readonly string[], where: string): RegExp[] {
+export function compileDangerousPatterns(patterns: readonly string[], where: string): DangerousPattern[] {
+  const builtIn = patterns.length === DEFAULT_DANGEROUS_PATTERNS.length && patterns.every((p, i) => p === DEFAULT_DANGEROUS_PATTERNS[i])
   return patterns.map((source, i) => {
-    try {
-      return new RegExp(source)
-    } catch (error) {
-      throw new ToolhostError('E_CONFIG_INVALID', `${where}: key \`terminal.dangerous_patterns[${i}]\`: not a valid regular expression (${(error as Error).message}): ${JSON.stringify(source)}`)
+    const compile = (): LinearRegex => {
+      try {
+        return compileLinearRegex(source)
+      } catch (error) {
+        throw new ToolhostError('E_CONFIG_INVALID', `${where}: key \`terminal.dangerous_patterns[${i}]\`: not a valid regular expression in ${LINEAR_REGEX_SYNTAX} (${(error as Error).message}): ${JSON.stringify(source)}`)
+      }
     }
+    if (!builtIn) return compile()
+    let compiled: LinearRegex | undefined
+    return { test: (text) => (compiled ??= compile()).test(text) }
   })
 }
 
@@ -47,14 +60,14 @@ export function compileDangerousPatterns(patterns: readonly string[], where: str
  * @example
  * isDangerousCommand("env '/bin/rm' --recursive build", compileDangerousPatterns(DEFAULT_DANGEROUS_PATTERNS, 'defaults')) // true
  */
-export function isDangerousCommand(command: string, patterns: readonly RegExp[]): boolean {
+export function isDangerousCommand(command: string, patterns: readonly DangerousPattern[]): boolean {
   const analysis = analyseCommand(command)
   if (analysis.unresolved !== undefined) return true
   return patterns.some((pattern) => pattern.test(command) || analysis.commands.some((c) => pattern.test(c)))
 }
 
 /** Publishes a host's patterns (and its root) until the returned function is called (on host close). */
-export function publishDangerousPatterns(root: string, patterns: readonly RegExp[]): () => void {
+export function publishDangerousPatterns(root: string, patterns: readonly DangerousPattern[]): () => void {
   const key = Symbol('host')
   table().set(key, { root, patterns })
   return () => {
@@ -62,7 +75,7 @@ export function publishDangerousPatterns(root: string, patterns: readonly RegExp
   }
 }
 
-let defaults: RegExp[] | undefined
+let defaults: DangerousPattern[] | undefined
 
 /**
  * True when `command` matches the patterns of the open host(s) with workspace `root`, else of any

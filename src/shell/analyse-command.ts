@@ -160,8 +160,18 @@ function resolveWord(word: ShellWord, text: Text): Resolved {
   // Brace expansion (`{rm,-rf,x}` is three words): an unquoted `{`, then `,` or `..`, then an unquoted `}`.
   const lits = word.Parts.map((p) => (nodeType(p) === 'Lit' ? (p as unknown as { Value: string }).Value : ''))
   const open = lits.findIndex((l) => l.includes('{'))
-  if (open !== -1 && lits.slice(open).some((l) => l.includes('}')) && /\{.*(,|\.\.).*\}/s.test(text(word))) pattern = true
+  if (open !== -1 && lits.slice(open).some((l) => l.includes('}')) && hasBraceList(text(word))) pattern = true
   return { text: value, dynamic, pattern }
+}
+
+// A `,` or `..` between the first `{` and the last `}`: linear in the word's length, where a regex
+// such as /\{.*(,|\.\.).*\}/ backtracks cubically on a long word from the model.
+function hasBraceList(word: string): boolean {
+  const first = word.indexOf('{')
+  const last = word.lastIndexOf('}')
+  if (first === -1 || last <= first) return false
+  const inner = word.slice(first + 1, last)
+  return inner.includes(',') || inner.includes('..')
 }
 
 const SIMPLE_ESCAPES: Record<string, string> = { a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' }

@@ -32,7 +32,7 @@ export async function writeFileAtomic(root: string, target: ResolvedPath, conten
     const existing = await lstatOrUndefined(finalPath)
     if (existing?.isDirectory()) throw new ToolhostError('E_ARGS_INVALID', `"${target.input}" is a folder; give the path of a file`)
     const mode = existing?.isFile() ? existing.mode & 0o7777 : 0o666
-    const temp = folder.entry(`.toolhost-${randomBytes(6).toString('hex')}.tmp`)
+    const temp = folder.entry(tempFileName())
     const data = typeof content === 'string' ? Buffer.from(content, 'utf8') : content
     let handle: FileHandle | undefined
     try {
@@ -89,3 +89,21 @@ async function lstatOrUndefined(file: string): Promise<Stats | undefined> {
     throw error
   }
 }
+
+/** A fresh name for a temp file in the folder of the file being written (`.toolhost-<12 hex>.tmp`). */
+export function tempFileName(): string {
+  return `.toolhost-${randomBytes(6).toString('hex')}.tmp`
+}
+
+/**
+ * True for a name `tempFileName` makes: a write's temp file, which a process killed half-way through
+ * (kill -9) leaves behind. Search never shows one; the start-up sweep removes old ones.
+ *
+ * @example
+ * isTempFileName('.toolhost-0a1b2c3d4e5f.tmp') // true
+ */
+export function isTempFileName(name: string): boolean {
+  return TEMP_FILE.test(name)
+}
+
+const TEMP_FILE = /^\.toolhost-[0-9a-f]{12}\.tmp$/

@@ -1,10 +1,12 @@
 import { ToolhostError, isToolhostError } from '../errors.js'
-import { canonicalPath, isCaseInsensitiveFs, relativeToRoot } from '../paths.js'
+import path from 'node:path'
+import { canonicalPath, comparablePath, isCaseInsensitiveFs, relativeToRoot } from '../paths.js'
 import type { Access, ToolContext } from '../types.js'
 import { removeFileInRoot, writeFileAtomic, type WriteOutcome } from './atomic-write.js'
 import { compileDenyList, type DenyList } from './deny-list.js'
 import { readFileInRoot } from './read-in-root.js'
 import { isInsideRoot, outsideRoot, type ResolvedPath } from './resolve-in-root.js'
+import { isSavedResultName } from './save-result.js'
 
 export interface WorkspaceOptions {
   /** `workspace.deny`: globs refused even inside the root. */
@@ -87,17 +89,22 @@ export class Workspace {
     return removeFileInRoot(this.root, target, this.caseInsensitive, this.#portable)
   }
 
+  // The exemption covers only files the host saved there (by their names), directly in a results
+  // folder that lies inside the root and is reached without any symbolic link: a cloned repository
+  // that ships `.toolhost/results` as a link to `../.git`, to the root, or out of it, or a `.env`
+  // inside a real one, gets no way past `workspace.deny`.
   #isInResults(canonical: string): boolean {
     if (this.#resultsDir === undefined) return false
+    const lexical = path.resolve(this.root, this.#resultsDir)
     let dir: string
     try {
       dir = canonicalPath(this.#resultsDir, this.root)
     } catch {
       return false
     }
-    // Only a results folder that really lies inside the root is exempt, so a symlink planted at
-    // .toolhost/results cannot turn the exemption into a way out.
-    return isInsideRoot(dir, this.root, this.caseInsensitive) && dir !== this.root && isInsideRoot(canonical, dir, this.caseInsensitive)
+    if (comparablePath(dir, this.caseInsensitive) !== comparablePath(lexical, this.caseInsensitive)) return false
+    if (!isInsideRoot(dir, this.root, this.caseInsensitive) || dir === this.root) return false
+    return comparablePath(path.dirname(canonical), this.caseInsensitive) === comparablePath(dir, this.caseInsensitive) && isSavedResultName(path.basename(canonical))
   }
 }
 

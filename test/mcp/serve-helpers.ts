@@ -37,7 +37,7 @@ export async function connectStdio(extraArgs: string[], options: { root: string;
 }
 
 /** Spawns `serve --http 0` and resolves with the URL it printed on stderr. */
-export async function startHttpServer(extraArgs: string[], root: string): Promise<{ url: URL; stop: () => Promise<void> }> {
+export async function startHttpServer(extraArgs: string[], root: string): Promise<{ url: URL; stop: () => Promise<void>; stderr: () => string }> {
   const child = spawn(process.execPath, [path.join(REPO, 'bin/toolhost.mjs'), 'serve', '--http', '0', '--root', root, ...extraArgs], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] })
   let stderr = ''
   const url = await new Promise<URL>((resolve, reject) => {
@@ -50,6 +50,7 @@ export async function startHttpServer(extraArgs: string[], root: string): Promis
   })
   return {
     url,
+    stderr: () => stderr,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve()

@@ -158,12 +158,16 @@ describe('the audit log', () => {
     expect(Date.parse(m!.time)).toBeLessThanOrEqual(after)
   })
 
-  test('arguments that cannot be serialised (a BigInt) refuse the batch at decision time, as before deferral', async () => {
+  test('arguments that cannot be serialised (a BigInt) are refused at admission, alone, and never logged half', async () => {
     registry.register(defineTool({ name: 'anything', description: 'Takes anything.', parameters: { type: 'object' }, parallelSafe: true, handler: () => 'ran' }))
     const host = await permissionHost(root, { mode: 'bypass' })
-    const [result] = await host.run([{ id: 'b', name: 'anything', arguments: { big: 10n } }])
+    const [bad, good] = await host.run([
+      { id: 'b', name: 'anything', arguments: { big: 10n } },
+      { id: 'g', name: 'anything', arguments: { n: 1 } },
+    ])
     await host.close()
-    expect(result).toMatchObject({ ok: false, error: { code: 'E_DENIED' } })
-    expect(result!.content).toContain('BigInt')
+    expect(bad).toMatchObject({ ok: false, error: { code: 'E_ARGS_INVALID' } })
+    expect(bad!.content).toContain('`big` is a bigint')
+    expect(good).toMatchObject({ ok: true, content: 'ran' })
   })
 })

@@ -85,10 +85,22 @@ describe('search_files', () => {
     expect((await call(host, 'search_files', { pattern: 'zzz-nothing' })).content).toMatch(/^no lines match \/zzz-nothing\/ in the workspace \(\d+ files searched\)$/)
   })
 
-  test.each([['('], ['[a-'], ['*x'], ['(?<n>a)\\k<m>']])('a bad regex %s is E_ARGS_INVALID quoting the reason', async (pattern) => {
+  test.each([
+    ['(', 'missing closing ): `(`'],
+    ['[a-', 'missing closing ]: `[a-`'],
+    ['*x', 'missing argument to repetition operator: `*`'],
+    ['(?<n>a)\\k<m>', 'invalid escape sequence: `\\k`'],
+    ['(?<=a)b', 'invalid named capture: `(?<=a)b`'],
+    ['(a)\\1', 'invalid escape sequence: `\\1`'],
+  ])('a bad regex %s is E_ARGS_INVALID quoting the reason and the syntax accepted', async (pattern, reason) => {
     const result = await call(host, 'search_files', { pattern })
     expect(result.error?.code).toBe('E_ARGS_INVALID')
-    expect(result.content).toMatch(/pattern is not a valid regular expression: Invalid regular expression/)
+    expect(result.content).toContain(`pattern is not a regular expression this tool accepts (${reason}). It uses RE2 syntax`)
+  })
+
+  test('the description says which syntax a pattern uses', async () => {
+    const [definition] = await host.definitions({ names: ['search_files'] })
+    expect(definition!.function.description).toContain('RE2 syntax (as in Go and ripgrep): no lookahead, lookbehind or backreferences')
   })
 
   test('a missing path is E_NOT_FOUND', async () => {

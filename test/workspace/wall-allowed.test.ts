@@ -27,7 +27,7 @@ beforeAll(async () => {
   writeFileSync(path.join(root, 'app', '.env'), `NESTED=${SECRET}\n`)
   symlinkSync('.env', path.join(root, 'env-link'))
   mkdirSync(path.join(root, '.toolhost', 'results'), { recursive: true })
-  writeFileSync(path.join(root, '.toolhost', 'results', 'call_1.txt'), 'a saved full result\n')
+  writeFileSync(path.join(root, '.toolhost', 'results', 'call_1-m1abc2d-x4y5z6.txt'), 'a saved full result\n')
   writeFileSync(path.join(root, '.toolhost', 'audit.jsonl'), `${SECRET}\n`)
   registry.clear()
   host = await hostOn(root)
@@ -100,19 +100,19 @@ describe('workspace.deny (defaults: .env, .env.*, .git/**, .toolhost/**)', () =>
     expect(result.content).toMatch(/deny list/)
     expect(result.content).not.toContain(SECRET)
   })
-  test.each([...DENIED, '.toolhost/results/call_1.txt', '.toolhost/results/new.txt'])('write_file %s is refused and changes nothing', async (p) => {
+  test.each([...DENIED, '.toolhost/results/call_1-m1abc2d-x4y5z6.txt', '.toolhost/results/new.txt'])('write_file %s is refused and changes nothing', async (p) => {
     const before = readFileSync(path.join(sb.root, '.env'), 'utf8')
     const result = await call(host, 'write_file', { path: p, content: 'pwned\n' })
     expect(result.error?.code, result.content).toBe('E_PATH_OUTSIDE_ROOT')
     expect(readFileSync(path.join(sb.root, '.env'), 'utf8')).toBe(before)
-    expect(readFileSync(path.join(sb.root, '.toolhost', 'results', 'call_1.txt'), 'utf8')).toBe('a saved full result\n')
+    expect(readFileSync(path.join(sb.root, '.toolhost', 'results', 'call_1-m1abc2d-x4y5z6.txt'), 'utf8')).toBe('a saved full result\n')
   })
   test('search_files skips denied files', async () => {
     const result = await call(host, 'search_files', { pattern: 'SECRET' })
     expect(result.content).not.toContain(SECRET)
   })
   test('read_file may read saved results inside limits.results_dir', async () => {
-    const result = await call(host, 'read_file', { path: '.toolhost/results/call_1.txt' })
+    const result = await call(host, 'read_file', { path: '.toolhost/results/call_1-m1abc2d-x4y5z6.txt' })
     expect(result.ok, result.content).toBe(true)
     expect(result.content).toContain('a saved full result')
   })
