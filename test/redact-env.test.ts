@@ -67,7 +67,7 @@ describe('through the host', () => {
   test('a check that quotes its env var is shown with the value blanked out', async () => {
     env.QUOTED_KEY = 'sk-wrong-but-secret'
     const [result] = await host.run([{ id: 'q', name: 'quotes_key', arguments: {} }])
-    expect(result!.content).toBe('quotes_key is not available right now (key [value of QUOTED_KEY] was rejected); use another tool')
+    expect(result!.content).toMatch(/^quotes_key is not available right now \(key \[value of QUOTED_KEY\] was rejected\); use another tool\./)
     const [availability] = await host.registry.explainAvailability(['quotes_key'], { env })
     expect(availability!.reason).toBe('key [value of QUOTED_KEY] was rejected')
   })
