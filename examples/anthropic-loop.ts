@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createHost, type Host, type RunOptions } from '../src/index.js'
+import { createHost, type Host, type RunOptions } from 'toolhost'
 import { RECORDED, replay } from './openai-loop.js'
 
 export type ContentBlock = Record<string, unknown> & { type: string }

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createHost, type Host, type RunOptions } from '../src/index.js'
+import { createHost, type Host, type RunOptions } from 'toolhost'
 
 // The few fields of each API's shapes the loop reads (the SDKs' own types fit these).
 export interface ChatMessage {

@@ -10,6 +10,7 @@ import { Scheduler, type JobOutcome, type SchedulableCall, type SubmitOptions, t
 import { capText, limitContent, toContent } from './dispatch/shape-result.js'
 import { loadEnvFile } from './env-file.js'
 import { describeThrown } from './errors.js'
+import { builtinPluginFiles, isBuiltinDir } from './loader/builtin-plugins.js'
 import { loadPlugins, type PluginLoadReport } from './loader/load-plugins.js'
 import { createLogger } from './logger.js'
 import { isCaseInsensitiveFs } from './paths.js'
@@ -58,7 +59,7 @@ export class Host {
   #admission: Promise<unknown> = Promise.resolve()
 
   constructor(setup: { config: ToolhostConfig; file: string | undefined; root: string; maxWorkers: number }, options: HostOptions) {
-    this.config = options.permissionMode === undefined ? setup.config : { ...setup.config, permissions: { ...setup.config.permissions, mode: options.permissionMode } }
+    this.config = withPermissionOverrides(setup.config, options)
     this.configFile = setup.file
     this.root = setup.root
     this.maxWorkers = setup.maxWorkers
@@ -322,6 +323,15 @@ export class Host {
   }
 }
 
+// `permissionMode` and `audit` options win over config.yaml's permissions section.
+function withPermissionOverrides(config: ToolhostConfig, options: HostOptions): ToolhostConfig {
+  if (options.permissionMode === undefined && options.audit === undefined) return config
+  const permissions = { ...config.permissions }
+  if (options.permissionMode !== undefined) permissions.mode = options.permissionMode
+  if (options.audit !== undefined) permissions.audit_log = options.audit === false ? '' : options.audit
+  return { ...config, permissions }
+}
+
 function blockerOf(admissions: readonly Admission[]): string | undefined {
   return batchBlocker(admissions.flatMap((a) => (a.ok ? [] : [{ id: a.call.id, parsed: a.parsed, code: a.error.code }])))
 }
@@ -339,11 +349,13 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   if (options.logEvents ?? (options.env ?? process.env).TOOLHOST_LOG === 'debug') logSchedulingEvents(host, host.log)
   if (setup.config.env_file !== '') loadEnvFile(underRoot(setup.root, setup.config.env_file), options.env)
   if (options.loadPlugins !== false) {
+    // The package's own plugins come from `plugins.builtins`, whatever the current folder; a user
+    // folder that is the package's plugins folder (inside the toolhost repository) is not loaded twice.
     const dirs = [
       ...setup.config.plugins.dirs.map((d) => path.resolve(setup.baseDir, d)),
       ...(options.plugins ?? []).map((d) => path.resolve(options.cwd ?? process.cwd(), d)),
-    ]
-    host.pluginReport = await loadPlugins(dirs, host.registry)
+    ].filter((dir) => !isBuiltinDir(dir))
+    host.pluginReport = await loadPlugins(dirs, host.registry, { files: builtinPluginFiles(setup.config.plugins.builtins) })
     for (const failure of host.pluginReport.failed) host.log.error(`plugin ${failure.file} failed to load: ${failure.message}`)
     if (setup.config.plugins.watch || options.watch === true) (await import('./loader/watch-plugins.js')).watchHostPlugins(host, dirs)
   }

@@ -1,15 +1,27 @@
 import { defineTool } from './define-tool.js'
 import { describeThrown, ToolhostError } from './errors.js'
+import { knownSchemas } from './known-schemas.js'
 import { createAjv, type ValidateFunction } from './schema.js'
+import type { Ajv } from 'ajv'
 import type { AnyTool, Availability, AvailabilityContext, OpenAIToolDefinition, ToolSpec } from './types.js'
 
-/** A registered tool with what the registry derived from it once, at registration. */
+/** A registered tool with what the registry derived from it once. */
 export interface RegistryEntry {
   tool: AnyTool
   /** The plugin file that registered it, when known. */
   source: string | undefined
-  validate: ValidateFunction
+  /** Its schema's validator: built at registration, or on first use when the schema is known to compile. */
+  readonly validate: ValidateFunction
   definition: OpenAIToolDefinition
+}
+
+/** One compiled (or known-good, not yet compiled) schema, shared by the tools whose schema has the same text. */
+interface SchemaSlot {
+  text: string
+  /** The schema object given to ajv (the first registrant's). */
+  schema: object
+  validate: ValidateFunction | undefined
+  users: number
 }
 
 export interface DefinitionQuery {
@@ -36,8 +48,9 @@ type ChangeListener = () => void
  * const defs = await registry.getDefinitions()
  */
 export class ToolRegistry {
-  readonly #entries = new Map<string, RegistryEntry>()
-  readonly #ajv = createAjv()
+  readonly #entries = new Map<string, RegistryEntry & { slot: SchemaSlot }>()
+  readonly #slots = new Map<string, SchemaSlot>()
+  #ajv: Ajv | undefined
   readonly #listeners = new Set<ChangeListener>()
   #sorted: RegistryEntry[] | undefined
   #loadingFrom: string | undefined
@@ -50,9 +63,11 @@ export class ToolRegistry {
   }
 
   /**
-   * Adds a tool. Compiles its schema once; an invalid schema or a taken name throws, naming the
-   * plugin files involved. A bare spec (not passed through `defineTool`) is checked and filled the
-   * same way, so a malformed tool fails here and never later, while listing.
+   * Adds a tool. An invalid schema or a taken name throws, naming the plugin files involved. A bare
+   * spec (not passed through `defineTool`) is checked and filled the same way, so a malformed tool
+   * fails here and never later, while listing. A schema is compiled (ajv, strict) here unless it
+   * compiled before, in an earlier run with the same ajv set-up (`known-schemas.ts`): then its
+   * validator is built on first use, which keeps start-up from compiling every schema.
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   register(spec: AnyTool | ToolSpec<any>, options: { source?: string } = {}): void {
@@ -72,22 +87,70 @@ export class ToolRegistry {
         { details: { name: tool.name, first: existing.source, second: source } },
       )
     }
-    let validate: ValidateFunction
-    try {
-      validate = this.#ajv.compile(tool.parameters)
-    } catch (error) {
-      throw new ToolhostError(
-        'E_SCHEMA_INVALID',
-        `tool "${tool.name}"${source ? ` (${source})` : ''} has an invalid parameters schema: ${describeThrown(error)}`,
-        { cause: error },
-      )
-    }
+    const slot = this.#slotFor(tool, source)
+    slot.users++
     const definition: OpenAIToolDefinition = {
       type: 'function',
       function: { name: tool.name, description: tool.description, parameters: tool.parameters },
     }
-    this.#entries.set(tool.name, { tool, source, validate, definition })
+    const compileLate = (): ValidateFunction => this.#compileLate(tool, slot)
+    this.#entries.set(tool.name, {
+      tool,
+      source,
+      definition,
+      slot,
+      get validate() {
+        return slot.validate ?? compileLate()
+      },
+    })
     this.#changed()
+  }
+
+  // Tools with the same schema text share one validator. A schema with an `$id`, or a `$ref` to
+  // another document, depends on what else ajv holds: it always compiles at registration.
+  #slotFor(tool: AnyTool, source: string | undefined): SchemaSlot {
+    let text: string
+    try {
+      text = JSON.stringify(tool.parameters)
+    } catch (error) {
+      throw this.#invalidSchema(tool, source, error)
+    }
+    const existing = this.#slots.get(text)
+    if (existing) return existing
+    const key = /"\$id"|"\$ref":"(?!#)/.test(text) ? undefined : knownSchemas.keyOf(text)
+    const slot: SchemaSlot = { text, schema: tool.parameters, validate: undefined, users: 0 }
+    if (key === undefined || !knownSchemas.has(key)) {
+      try {
+        slot.validate = this.#ajvInstance().compile(tool.parameters)
+      } catch (error) {
+        throw this.#invalidSchema(tool, source, error)
+      }
+      if (key !== undefined) knownSchemas.add(key)
+    }
+    this.#slots.set(text, slot)
+    return slot
+  }
+
+  #invalidSchema(tool: AnyTool, source: string | undefined, error: unknown): ToolhostError {
+    return new ToolhostError('E_SCHEMA_INVALID', `tool "${tool.name}"${source ? ` (${source})` : ''} has an invalid parameters schema: ${describeThrown(error)}`, { cause: error })
+  }
+
+  // First use of a schema known to compile. Should it fail after all (the cache outlived a change it
+  // could not see), the tool's calls are refused with the reason instead of the batch throwing.
+  #compileLate(tool: AnyTool, slot: SchemaSlot): ValidateFunction {
+    try {
+      slot.validate = this.#ajvInstance().compile(slot.schema)
+    } catch (error) {
+      const refuse = (() => false) as unknown as ValidateFunction
+      refuse.errors = [{ keyword: 'schema', instancePath: '', schemaPath: '#', params: {}, message: `cannot be checked: the tool ${tool.name} has an invalid parameters schema (${describeThrown(error)})` }]
+      slot.validate = refuse
+    }
+    return slot.validate
+  }
+
+  #ajvInstance(): Ajv {
+    this.#ajv ??= createAjv()
+    return this.#ajv
   }
 
   /** Removes a tool; returns whether it was there. */
@@ -189,12 +252,14 @@ export class ToolRegistry {
     this.#changed()
   }
 
-  // ajv keeps every compiled schema (and its `$id`); drop it too, or re-registering a schema with an
-  // `$id` after a reload would fail with "schema with key or id already exists".
-  #forget(entry: RegistryEntry): void {
+  // ajv keeps every compiled schema (and its `$id`); drop it with its last tool, or re-registering a
+  // schema with an `$id` after a reload would fail with "schema with key or id already exists".
+  #forget(entry: RegistryEntry & { slot: SchemaSlot }): void {
     this.#entries.delete(entry.tool.name)
-    const shared = [...this.#entries.values()].some((e) => e.tool.parameters === entry.tool.parameters)
-    if (!shared) this.#ajv.removeSchema(entry.tool.parameters)
+    const slot = entry.slot
+    if (--slot.users > 0) return
+    this.#slots.delete(slot.text)
+    if (slot.validate && this.#ajv) this.#ajv.removeSchema(slot.schema)
   }
 
   #changed(): void {

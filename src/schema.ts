@@ -1,11 +1,17 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import { createRequire } from 'node:module'
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv'
+
+// ajv loads with the first validator built, not with this module: a start-up that compiles no
+// schema (every plugin schema known good from an earlier run, see registry.ts) never pays for it.
+const lazyRequire = createRequire(import.meta.url)
 
 /**
  * The one ajv set-up for model input: strict schemas, own properties only, and none of the options
  * that would let input change itself or the schema ($data, coercion, defaults, removeAdditional).
  */
 export function createAjv(): Ajv {
-  return new Ajv({
+  const { Ajv: AjvClass } = lazyRequire('ajv') as typeof import('ajv')
+  return new AjvClass({
     strict: true,
     ownProperties: true,
     allErrors: true,

@@ -44,7 +44,7 @@ export async function doctorCommand(host: Host, _args: CliArgs, io: Output): Pro
   io.out(`env file:      ${envFile === undefined ? '(disabled)' : `${envFile}${existsSync(envFile) ? '' : ' (not found)'}`}`)
   io.out(`mode:          ${host.mode}, max_workers ${host.maxWorkers}, timeout ${c.dispatch.timeout_ms} ms`)
   const rules = c.permissions.allow.length + c.permissions.ask.length + c.permissions.deny.length
-  io.out(`permissions:   ${c.permissions.mode}, ${rules} rule${rules === 1 ? '' : 's'} (allow ${c.permissions.allow.length}, ask ${c.permissions.ask.length}, deny ${c.permissions.deny.length}), audit log ${underRoot(host.root, c.permissions.audit_log)}`)
+  io.out(`permissions:   ${c.permissions.mode}, ${rules} rule${rules === 1 ? '' : 's'} (allow ${c.permissions.allow.length}, ask ${c.permissions.ask.length}, deny ${c.permissions.deny.length}), audit log ${c.permissions.audit_log === '' ? 'off' : underRoot(host.root, c.permissions.audit_log)}`)
   const servers = host.services.mcpClients ?? []
   if (servers.length > 0) io.out(`mcp servers:   ${servers.filter((m) => m.connected).length} of ${servers.length} connected`)
   for (const m of servers) io.out(`  ${m.connected ? 'ok     ' : 'DOWN   '} ${m.server} (${m.tools.length} tools)${m.problems.length > 0 ? `: ${m.problems.join('; ')}` : ''}`)

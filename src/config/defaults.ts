@@ -18,7 +18,7 @@ export function defaultConfig(): ToolhostConfig {
   return {
     workspace: { root: '.', deny: ['.env', '.env.*', '.git/**', '.toolhost/**'] },
     env_file: '.env',
-    plugins: { dirs: ['plugins'], watch: false },
+    plugins: { dirs: ['plugins'], builtins: true, watch: false },
     availability: { check_timeout_ms: 2000 },
     dispatch: {
       mode: 'graph',

@@ -14,7 +14,8 @@ export interface McpServerConfig {
 export interface ToolhostConfig {
   workspace: { root: string; deny: string[] }
   env_file: string
-  plugins: { dirs: string[]; watch: boolean }
+  /** `builtins`: the package's own tools — all (true), none (false), or the toolsets named. */
+  plugins: { dirs: string[]; builtins: boolean | string[]; watch: boolean }
   availability: { check_timeout_ms: number }
   dispatch: {
     mode: DispatchMode

@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
-import fg from 'fast-glob'
 import { describeThrown } from '../errors.js'
+import { knownSchemas } from '../known-schemas.js'
 import type { ToolRegistry } from '../registry.js'
 import { importPlugin } from './import-plugin.js'
 
@@ -35,6 +35,8 @@ export async function discoverPlugins(dirs: readonly string[]): Promise<string[]
   const seen = new Set<string>()
   for (const dir of dirs) {
     if (!existsSync(dir) || !statSync(dir).isDirectory()) continue
+    // Loaded only when there is a folder to search: a host with none starts without it.
+    const { default: fg } = await import('fast-glob')
     const found = await fg(PLUGIN_GLOB, {
       cwd: dir,
       absolute: true,
@@ -53,7 +55,8 @@ export async function discoverPlugins(dirs: readonly string[]): Promise<string[]
 }
 
 /**
- * Imports every plugin file of the folders into `registry`, one after another in discovery order.
+ * Imports every plugin file of the folders into `registry`, one after another in discovery order,
+ * after the single `files` given (the built-in plugins).
  * A file that throws on import (syntax error, duplicate tool, bad schema) is reported and the rest
  * still load; the tools it registered before failing are removed, so it counts all or nothing.
  *
@@ -61,9 +64,11 @@ export async function discoverPlugins(dirs: readonly string[]): Promise<string[]
  * const report = await loadPlugins(['plugins'], registry)
  * for (const f of report.failed) console.error(`${f.file}: ${f.message}`)
  */
-export async function loadPlugins(dirs: readonly string[], registry: ToolRegistry): Promise<PluginLoadReport> {
+export async function loadPlugins(dirs: readonly string[], registry: ToolRegistry, options: { files?: readonly string[] } = {}): Promise<PluginLoadReport> {
   const report: PluginLoadReport = { loaded: [], failed: [], toolsByFile: new Map(), missingDirs: dirs.filter((d) => !existsSync(d) || !statSync(d).isDirectory()) }
-  for (const file of await discoverPlugins(dirs)) {
+  const files = new Set((options.files ?? []).map((f) => path.resolve(f)))
+  for (const file of await discoverPlugins(dirs)) files.add(file)
+  for (const file of files) {
     const outcome = await loadPluginFile(file, registry)
     if (outcome.ok) {
       report.loaded.push(file)
@@ -72,6 +77,8 @@ export async function loadPlugins(dirs: readonly string[], registry: ToolRegistr
       report.failed.push({ file, code: 'E_PLUGIN_LOAD', message: outcome.message })
     }
   }
+  // Schemas compiled during this load are known good from now on (the next start-up skips them).
+  knownSchemas.save()
   return report
 }
 

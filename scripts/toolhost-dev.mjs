@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// The CLI from the TypeScript sources, through tsx (no build): `npm run dev -- list`. Every test that
+// spawns the CLI goes through this file (test/cli-entry.ts), so tests never need dist/.
+import { register } from 'tsx/esm/api'
+
+register()
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0)
+    throw error
+  })
+}
+const { main } = await import('../src/cli/main.ts')
+process.exitCode = await main(process.argv.slice(2))
