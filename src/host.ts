@@ -10,7 +10,7 @@ import { Scheduler, type JobOutcome, type SchedulableCall, type SubmitOptions, t
 import { capText, limitContent, toContent } from './dispatch/shape-result.js'
 import { loadEnvFile } from './env-file.js'
 import { describeThrown } from './errors.js'
-import { builtinPluginFiles, isBuiltinDir } from './loader/builtin-plugins.js'
+import { builtinPluginFiles, duplicatesBuiltins } from './loader/builtin-plugins.js'
 import { loadPlugins, type PluginLoadReport } from './loader/load-plugins.js'
 import { createLogger } from './logger.js'
 import { isCaseInsensitiveFs } from './paths.js'
@@ -49,6 +49,8 @@ export class Host {
   /** The environment tools are gated on (and the .env file is loaded into). */
   readonly env: NodeJS.ProcessEnv
   pluginReport: PluginLoadReport = { loaded: [], failed: [], toolsByFile: new Map() }
+  /** The .env file read at start-up and the names of the variables it set (never their values). */
+  envFile: { file: string; set: string[] } | undefined
   authoriser: Authoriser
   readonly #scheduler: Scheduler
   readonly #sets: BehaviourSets
@@ -347,15 +349,19 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   await attachProcessRegistry(host)
   // Events cost nothing while nobody listens, so they are logged only when asked for.
   if (options.logEvents ?? (options.env ?? process.env).TOOLHOST_LOG === 'debug') logSchedulingEvents(host, host.log)
-  if (setup.config.env_file !== '') loadEnvFile(underRoot(setup.root, setup.config.env_file), options.env)
+  if (setup.config.env_file !== '') {
+    const file = underRoot(setup.root, setup.config.env_file)
+    host.envFile = { file, set: loadEnvFile(file, options.env) }
+  }
   if (options.loadPlugins !== false) {
-    // The package's own plugins come from `plugins.builtins`, whatever the current folder; a user
-    // folder that is the package's plugins folder (inside the toolhost repository) is not loaded twice.
+    // The package's own plugins come from `plugins.builtins`, whatever the current folder; user
+    // folders come on top.
+    const builtins = builtinPluginFiles(setup.config.plugins.builtins)
     const dirs = [
       ...setup.config.plugins.dirs.map((d) => path.resolve(setup.baseDir, d)),
       ...(options.plugins ?? []).map((d) => path.resolve(options.cwd ?? process.cwd(), d)),
-    ].filter((dir) => !isBuiltinDir(dir))
-    host.pluginReport = await loadPlugins(dirs, host.registry, { files: builtinPluginFiles(setup.config.plugins.builtins) })
+    ].filter((dir) => !duplicatesBuiltins(dir, builtins))
+    host.pluginReport = await loadPlugins(dirs, host.registry, { files: builtins })
     for (const failure of host.pluginReport.failed) host.log.error(`plugin ${failure.file} failed to load: ${failure.message}`)
     if (setup.config.plugins.watch || options.watch === true) (await import('./loader/watch-plugins.js')).watchHostPlugins(host, dirs)
   }

@@ -1,6 +1,6 @@
 import { defineTool } from './define-tool.js'
 import { describeThrown, ToolhostError } from './errors.js'
-import { knownSchemas } from './known-schemas.js'
+import { knownSchemas, type KnownSchemas } from './known-schemas.js'
 import { createAjv, type ValidateFunction } from './schema.js'
 import type { Ajv } from 'ajv'
 import type { AnyTool, Availability, AvailabilityContext, OpenAIToolDefinition, ToolSpec } from './types.js'
@@ -51,11 +51,17 @@ export class ToolRegistry {
   readonly #entries = new Map<string, RegistryEntry & { slot: SchemaSlot }>()
   readonly #slots = new Map<string, SchemaSlot>()
   #ajv: Ajv | undefined
+  readonly #known: KnownSchemas
   readonly #listeners = new Set<ChangeListener>()
   #sorted: RegistryEntry[] | undefined
   #loadingFrom: string | undefined
   #version = 0
   #unconditional: { version: number; definitions: OpenAIToolDefinition[] | undefined } | undefined
+
+  /** `knownSchemas`: the set of schemas known to compile (default: the process's per-user cache). */
+  constructor(options: { knownSchemas?: KnownSchemas } = {}) {
+    this.#known = options.knownSchemas ?? knownSchemas
+  }
 
   /** Bumps on every register/unregister; lets callers cache what they derive. */
   get version(): number {
@@ -117,15 +123,15 @@ export class ToolRegistry {
     }
     const existing = this.#slots.get(text)
     if (existing) return existing
-    const key = /"\$id"|"\$ref":"(?!#)/.test(text) ? undefined : knownSchemas.keyOf(text)
+    const key = /"\$id"|"\$ref":"(?!#)/.test(text) ? undefined : this.#known.keyOf(text)
     const slot: SchemaSlot = { text, schema: tool.parameters, validate: undefined, users: 0 }
-    if (key === undefined || !knownSchemas.has(key)) {
+    if (key === undefined || !this.#known.has(key)) {
       try {
         slot.validate = this.#ajvInstance().compile(tool.parameters)
       } catch (error) {
         throw this.#invalidSchema(tool, source, error)
       }
-      if (key !== undefined) knownSchemas.add(key)
+      if (key !== undefined) this.#known.add(key)
     }
     this.#slots.set(text, slot)
     return slot
@@ -151,6 +157,11 @@ export class ToolRegistry {
   #ajvInstance(): Ajv {
     this.#ajv ??= createAjv()
     return this.#ajv
+  }
+
+  /** Writes the schemas compiled so far to the known-schemas cache now (the plugin loader calls it after a load). */
+  saveKnownSchemas(): void {
+    this.#known.save()
   }
 
   /** Removes a tool; returns whether it was there. */

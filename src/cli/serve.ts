@@ -18,7 +18,7 @@ export async function serveCommand(args: CliArgs, io: Output): Promise<number> {
   const host = await createHostForCli(args, {
     // --yes still approves everything; otherwise the calling client is asked (the terminal is the MCP channel).
     options: { ask: (request, signal) => sessions.ask(request, signal), ...(args.yes ? {} : { approve: sessions.approve }), watch: args.watch },
-  })
+  }, io)
   const stopNotify = notifyOnToolChanges(host, sessions)
   const signalled = untilSignal()
   try {

@@ -8,11 +8,9 @@ const OWN_EXTENSION = import.meta.url.endsWith('.ts') ? '.ts' : '.js'
 /** The folder of the package's own plugins (dist/plugins when installed, plugins/ in development). */
 export const BUILTIN_PLUGINS_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url))
 
-/**
- * The folder of the package's plugin sources. A user plugin folder that is this one (running the
- * built CLI inside the toolhost repository) is the built-ins again, so it is never loaded as a user folder.
- */
-export const BUILTIN_SOURCES_DIR = fileURLToPath(new URL(OWN_EXTENSION === '.ts' ? '../../plugins/' : '../../../plugins/', import.meta.url))
+// Built, the sources of the built-in plugins are ../../../plugins (the repository's plugins/, absent
+// from an installed package).
+const BUILTIN_SOURCES_DIR = OWN_EXTENSION === '.js' ? fileURLToPath(new URL('../../../plugins/', import.meta.url)) : undefined
 
 /** Each built-in toolset and the plugin files (names without extension) that register it. */
 export const BUILTIN_TOOLSETS: Readonly<Record<string, readonly string[]>> = {
@@ -38,8 +36,12 @@ export function builtinPluginFiles(setting: boolean | readonly string[]): string
   return names.map((name) => path.join(BUILTIN_PLUGINS_DIR, name + OWN_EXTENSION))
 }
 
-/** Whether a plugin folder is the package's own plugins folder (source or built). */
-export function isBuiltinDir(dir: string): boolean {
-  const resolved = path.resolve(dir)
-  return [BUILTIN_PLUGINS_DIR, BUILTIN_SOURCES_DIR].some((builtin) => path.relative(builtin, resolved) === '')
+/**
+ * Whether a plugin folder holds the sources of built-in plugins that are loaded compiled: the
+ * repository's plugins/ when the built CLI runs inside the repository. Loading it too would register
+ * every built-in tool twice. (From the sources, the built-in files are the folder's own files, and
+ * the loader never imports a file twice.)
+ */
+export function duplicatesBuiltins(dir: string, builtinFiles: readonly string[]): boolean {
+  return BUILTIN_SOURCES_DIR !== undefined && builtinFiles.length > 0 && path.relative(BUILTIN_SOURCES_DIR, path.resolve(dir)) === ''
 }

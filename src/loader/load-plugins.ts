@@ -2,7 +2,6 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { describeThrown } from '../errors.js'
-import { knownSchemas } from '../known-schemas.js'
 import type { ToolRegistry } from '../registry.js'
 import { importPlugin } from './import-plugin.js'
 
@@ -78,7 +77,7 @@ export async function loadPlugins(dirs: readonly string[], registry: ToolRegistr
     }
   }
   // Schemas compiled during this load are known good from now on (the next start-up skips them).
-  knownSchemas.save()
+  registry.saveKnownSchemas()
   return report
 }
 
@@ -111,10 +110,16 @@ export async function loadPluginFile(
 
 /**
  * The message of an import failure. A JavaScript syntax error comes as tsx's "Parse error FILE:1:1"
- * or as Node's SyntaxError without a place; Node's own syntax check then says what and where.
+ * or as Node's SyntaxError without a place; Node's own syntax check then says what and where. A
+ * top-level await in a CommonJS .ts file gets the fix (.mts), not esbuild's words.
  */
 function describeLoadError(file: string, error: unknown): string {
   const message = describeThrown(error)
+  // esbuild's words for a .ts file compiled as CommonJS; the fix is the file's name.
+  const topLevelAwait = /(\S+:\d+:\d+): ERROR: Top-level await is currently not supported with the "cjs" output format/.exec(message)
+  if (topLevelAwait) {
+    return `${topLevelAwait[1]}: top-level await needs an ES module, and a .ts file is loaded as CommonJS unless the nearest package.json says "type": "module"; rename the file to ${path.basename(file).replace(/\.ts$/, '.mts')} (or add "type": "module" to that package.json)`
+  }
   const isSyntax = /^Parse error /.test(message) || (error instanceof Error && error.name === 'SyntaxError')
   if (!isSyntax || !/\.(m?js|cjs)$/.test(file)) return message
   try {
