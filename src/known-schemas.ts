@@ -21,7 +21,8 @@ export class KnownSchemas {
   readonly #added = new Set<string>()
   #timer: NodeJS.Timeout | undefined
 
-  constructor(file: string | undefined = defaultCacheFile()) {
+  /** `file`: the cache file; undefined turns the cache off (every schema compiles at registration). */
+  constructor(file: string | undefined) {
     this.file = file
   }
 
@@ -83,7 +84,7 @@ function defaultCacheFile(): string | undefined {
 }
 
 /** The process's set (shared by every registry, as the schema set-up is). */
-export const knownSchemas = new KnownSchemas()
+export const knownSchemas = new KnownSchemas(defaultCacheFile())
 
 function readKeys(file: string): string[] {
   try {
