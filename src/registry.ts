@@ -173,6 +173,13 @@ export class ToolRegistry {
     return true
   }
 
+  /** The names of the tools a plugin file registered (in registration order; no sorting, so loading n files stays linear). */
+  namesFrom(source: string): string[] {
+    const names: string[] = []
+    for (const entry of this.#entries.values()) if (entry.source === source) names.push(entry.tool.name)
+    return names
+  }
+
   /** Removes every tool a plugin file registered; returns their names. */
   unregisterSource(source: string): string[] {
     const entries = [...this.#entries.values()].filter((e) => e.source === source)

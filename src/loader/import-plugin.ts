@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs'
+import { readFileSync, realpathSync } from 'node:fs'
 import Module, { createRequire, register as registerHooks } from 'node:module'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -17,36 +17,78 @@ const ENTRIES: Readonly<Record<string, string>> = {
 }
 
 const TYPESCRIPT = /\.(ts|mts|cts)$/
+const NAMESPACE = 'toolhost-plugins'
 const requireCache = createRequire(import.meta.url).cache
 
-type Importer = (url: string, parent: string) => Promise<unknown>
-let typescriptImporter: Promise<Importer> | undefined
-let resolverInstalled = false
-// Per folder: does `toolhost` already resolve from there to the running entry (a plugin inside a
-// project that depends on this very copy, or the built-in plugins beside it)?
+type Importer = (file: string, url: string) => unknown
+let typescriptEsm: Promise<Importer> | undefined
+let typescriptCjs: Promise<Importer> | undefined
+let esmResolver = false
+let cjsResolver = false
+// Per folder: does `toolhost` resolve from there to the running entry already (a plugin inside a
+// project that depends on this very copy, or the built-in plugins beside it)? And its module format.
 const resolvesHere = new Map<string, boolean>()
+const folderFormat = new Map<string, 'module' | 'commonjs'>()
 
 /**
- * Imports a plugin file, with `toolhost` resolving to this package wherever the file lives.
- * JavaScript (ESM or CommonJS) is imported by Node itself; TypeScript goes through tsx, which is
- * loaded only then. Node's resolve hooks (which run on a separate loader thread, Node 20) are
- * registered only when a plugin's folder does not already resolve `toolhost` to this copy.
- * `fresh` re-imports the file as a new module (hot reload).
+ * Imports a plugin file, with `toolhost` resolving to this package wherever the file lives. Built,
+ * nothing is loaded that the file does not need: JavaScript is imported (ESM) or required (CommonJS)
+ * by Node itself; TypeScript goes through tsx, which is loaded then. Node 20 runs module hooks on a
+ * separate loader thread that every later import waits on, so they are registered only for an ES
+ * module that needs them: TypeScript ESM (tsx), or a file whose folder does not resolve `toolhost`
+ * to this copy. CommonJS resolves `toolhost` in-thread. From the sources (development, tests) every
+ * file goes through tsx. `fresh` re-imports the file as a new module (hot reload).
  *
  * @example
  * await importPlugin('/home/me/my-tools/weather.ts') // its tools are now in the registry
  */
 export async function importPlugin(file: string, fresh?: number): Promise<unknown> {
-  // A CommonJS plugin is cached by file name, whatever the URL's query: drop it so it runs again.
-  if (fresh !== undefined) delete requireCache[file]
-  const url = pathToFileURL(file).href + (fresh === undefined ? '' : `?reload=${fresh}`)
-  // From source (development, tests) the entry is TypeScript itself: every plugin goes through tsx.
-  if (TYPESCRIPT.test(file) || OWN_EXTENSION === '.ts') {
-    typescriptImporter ??= loadTypescriptImporter()
-    return (await typescriptImporter)(url, pathToFileURL(path.join(process.cwd(), 'index.js')).href)
+  // A CommonJS plugin is cached by file name (tsx adds its namespace), whatever the URL's query:
+  // drop it so it runs again.
+  if (fresh !== undefined) {
+    delete requireCache[file]
+    delete requireCache[`${file}?namespace=${NAMESPACE}`]
   }
-  if (!resolvesToRunningEntry(path.dirname(file))) installResolver()
+  const url = pathToFileURL(file).href + (fresh === undefined ? '' : `?reload=${fresh}`)
+  if (OWN_EXTENSION === '.ts') return (await (typescriptEsm ??= loadTypescriptEsm()))(file, url)
+  if (formatOf(file) === 'commonjs') {
+    installCjsResolver()
+    if (TYPESCRIPT.test(file)) return (await (typescriptCjs ??= loadTypescriptCjs()))(file, url)
+    return createRequire(file)(file)
+  }
+  if (TYPESCRIPT.test(file)) return (await (typescriptEsm ??= loadTypescriptEsm()))(file, url)
+  if (!resolvesToRunningEntry(path.dirname(file))) installEsmResolver()
   return import(url)
+}
+
+/** How Node (and tsx) treat a file: by its extension, else by the nearest package.json's "type". */
+function formatOf(file: string): 'module' | 'commonjs' {
+  if (/\.(mjs|mts)$/.test(file)) return 'module'
+  if (/\.(cjs|cts)$/.test(file)) return 'commonjs'
+  const dir = path.dirname(file)
+  let format = folderFormat.get(dir)
+  if (format === undefined) {
+    format = 'commonjs'
+    for (let at = dir; ; at = path.dirname(at)) {
+      let manifest: string | undefined
+      try {
+        manifest = readFileSync(path.join(at, 'package.json'), 'utf8')
+      } catch {
+        // No package.json here: look further up.
+      }
+      if (manifest !== undefined) {
+        try {
+          format = (JSON.parse(manifest) as { type?: unknown }).type === 'module' ? 'module' : 'commonjs'
+        } catch {
+          // An unreadable package.json: Node would fail the import and say why.
+        }
+        break
+      }
+      if (path.dirname(at) === at) break
+    }
+    folderFormat.set(dir, format)
+  }
+  return format
 }
 
 function resolvesToRunningEntry(dir: string): boolean {
@@ -62,13 +104,18 @@ function resolvesToRunningEntry(dir: string): boolean {
   return answer
 }
 
-// Once per process: ESM through a resolve hook, CommonJS (a .ts file without "type": "module"
-// nearby, a .cjs or .js file) through Module._resolveFilename, which has no hook on Node 20.
-function installResolver(): void {
-  if (resolverInstalled) return
-  resolverInstalled = true
+// Once per process, and only when an ES module needs it (see importPlugin).
+function installEsmResolver(): void {
+  if (esmResolver) return
+  esmResolver = true
   const targets = Object.fromEntries(Object.entries(ENTRIES).map(([name, file]) => [name, pathToFileURL(file).href]))
-  registerHooks(new URL(`./resolve-toolhost.mjs`, import.meta.url), { data: { targets } })
+  registerHooks(new URL('./resolve-toolhost.mjs', import.meta.url), { data: { targets } })
+}
+
+// CommonJS resolves through Module._resolveFilename, in this thread (Node 20 has no hook for it).
+function installCjsResolver(): void {
+  if (cjsResolver) return
+  cjsResolver = true
   const moduleWithResolver = Module as unknown as { _resolveFilename: (request: string, ...rest: unknown[]) => string }
   const original = moduleWithResolver._resolveFilename
   moduleWithResolver._resolveFilename = function (this: unknown, request: string, ...rest: unknown[]): string {
@@ -76,11 +123,19 @@ function installResolver(): void {
   }
 }
 
-async function loadTypescriptImporter(): Promise<Importer> {
-  const [cjs, esm] = await Promise.all([import('tsx/cjs/api'), import('tsx/esm/api')])
-  const namespace = 'toolhost-plugins'
-  cjs.register({ namespace })
-  const api = esm.register({ namespace })
-  installResolver()
-  return (url, parent) => api.import(url, parent)
+async function loadTypescriptEsm(): Promise<Importer> {
+  // An ES module .ts file may import CommonJS .ts files: tsx's CommonJS side is needed too.
+  const [esm] = await Promise.all([import('tsx/esm/api'), typescriptCjs ??= loadTypescriptCjs()])
+  const api = esm.register({ namespace: NAMESPACE })
+  installEsmResolver()
+  installCjsResolver()
+  const parent = pathToFileURL(path.join(process.cwd(), 'index.js')).href
+  return (_file, url) => api.import(url, parent)
+}
+
+// tsx's CommonJS side runs in this thread (a require hook): no loader thread for these files.
+async function loadTypescriptCjs(): Promise<Importer> {
+  const { register } = await import('tsx/cjs/api')
+  const api = register({ namespace: NAMESPACE })
+  return (file) => api.require(file, import.meta.url)
 }

@@ -92,20 +92,20 @@ export async function loadPluginFile(
   registry: ToolRegistry,
   reload = false,
 ): Promise<{ ok: true; tools: string[] } | { ok: false; message: string }> {
-  const already = registry.list().filter((t) => registry.entry(t.name)?.source === file)
-  if (!reload && already.length > 0) return { ok: true, tools: already.map((t) => t.name) }
+  const already = registry.namesFrom(file)
+  if (!reload && already.length > 0) return { ok: true, tools: already.sort() }
   // A file imported before (its tools since removed) must run again to register: import it fresh.
   const count = importCounts.get(file) ?? 0
   importCounts.set(file, count + 1)
   const version = count > 0 ? count : undefined
-  const before = new Set(registry.list().map((t) => t.name))
+  const before = new Set(already)
   try {
     await registry.loadingFrom(file, () => importPlugin(file, version))
   } catch (error) {
-    for (const tool of registry.list()) if (!before.has(tool.name) && registry.entry(tool.name)?.source === file) registry.unregister(tool.name)
+    for (const name of registry.namesFrom(file)) if (!before.has(name)) registry.unregister(name)
     return { ok: false, message: describeLoadError(file, error) }
   }
-  return { ok: true, tools: registry.list().filter((t) => !before.has(t.name)).map((t) => t.name) }
+  return { ok: true, tools: registry.namesFrom(file).filter((name) => !before.has(name)).sort() }
 }
 
 /**
