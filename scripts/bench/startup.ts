@@ -5,7 +5,7 @@
  * load cannot fake. Builds dist/ first when the sources are newer.
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -18,10 +18,16 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const BIN = path.join(REPO, 'bin/toolhost.mjs')
 const ENTRY = pathToFileURL(path.join(REPO, 'dist/src/index.js')).href
 
-/** One measured command: how to run it once, in ms. */
+/** One spawn: wall time, and CPU time (user + system) when /usr/bin/time can say. */
+interface Sample {
+  ms: number
+  cpuMs: number | undefined
+}
+
+/** One measured command: how to run it once. */
 interface Row {
   what: string
-  measure: () => Promise<number>
+  measure: () => Promise<Sample>
   /** Runs before the timed ones and is not counted (the "second run" rows). */
   warm?: boolean
 }
@@ -41,20 +47,36 @@ function ensureBuilt(): void {
   if (build.status !== 0) throw new Error(`start-up benchmark: the build failed:\n${build.stdout}${build.stderr}`)
 }
 
-/** Wall time of a process from spawn to exit; it must exit 0. */
-function timed(args: string[], cwd: string): Promise<number> {
+// CPU time says what the process cost whatever else the machine runs; wall time is what a person waits.
+const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined
+const CPU_LINE = /^cpu (\d+\.\d+) (\d+\.\d+)$/m
+
+/** The command line to spawn: node ARGS, under /usr/bin/time when there is one. */
+function command(args: string[]): [string, string[]] {
+  return TIME ? [TIME, ['-f', 'cpu %U %S', process.execPath, ...args]] : [process.execPath, args]
+}
+
+function cpuOf(stderr: string): number | undefined {
+  const m = CPU_LINE.exec(stderr)
+  return m ? (Number(m[1]) + Number(m[2])) * 1000 : undefined
+}
+
+/** A process from spawn to exit; it must exit 0. Its stdout is returned too. */
+function timed(args: string[], cwd: string): Promise<Sample & { stdout: string }> {
+  const [file, argv] = command(args)
   const t0 = performance.now()
-  const child = spawnSync(process.execPath, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 2 ** 20, env: { ...process.env, TOOLHOST_LOG: 'error' } })
+  const child = spawnSync(file, argv, { cwd, encoding: 'utf8', maxBuffer: 64 * 2 ** 20, env: { ...process.env, TOOLHOST_LOG: 'error' } })
   const ms = performance.now() - t0
   if (child.status !== 0) throw new Error(`start-up benchmark: node ${args.join(' ')} exited ${child.status}: ${child.stderr.slice(0, 800)}`)
-  return Promise.resolve(ms)
+  return Promise.resolve({ ms, cpuMs: cpuOf(child.stderr), stdout: child.stdout })
 }
 
 /** Spawn to the first `tools/list` answer of `toolhost serve` over stdio (raw JSON-RPC lines). */
-function untilFirstToolsList(cwd: string): Promise<number> {
+function untilFirstToolsList(cwd: string): Promise<Sample> {
   return new Promise((resolve, reject) => {
+    const [file, argv] = command([BIN, 'serve'])
     const t0 = performance.now()
-    const child = spawn(process.execPath, [BIN, 'serve'], { cwd, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TOOLHOST_LOG: 'error' } })
+    const child = spawn(file, argv, { cwd, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TOOLHOST_LOG: 'error' } })
     const send = (message: object): void => void child.stdin.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n')
     // A client sends all three at once; the server answers tools/list after initialising.
     send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } })
@@ -73,7 +95,8 @@ function untilFirstToolsList(cwd: string): Promise<number> {
           const ms = performance.now() - t0
           child.off('exit', early)
           child.stdin.end()
-          child.once('exit', () => (message.result?.tools?.length ? resolve(ms) : reject(new Error(`serve listed no tools: ${line}`))))
+          // The CPU figure covers the whole process (it exits when stdin closes), a little past the answer.
+          child.once('exit', () => (message.result?.tools?.length ? resolve({ ms, cpuMs: cpuOf(stderr) }) : reject(new Error(`serve listed no tools: ${line}`))))
           return
         }
       }
@@ -83,11 +106,11 @@ function untilFirstToolsList(cwd: string): Promise<number> {
 }
 
 /** `count` plugin files, one tool each with a schema of its own, importing only from 'toolhost'. */
-function generatePlugins(dir: string, count: number, extension: 'mjs' | 'ts'): void {
+function generatePlugins(dir: string, count: number, extension: 'mjs' | 'ts' | 'mts'): void {
   mkdirSync(dir, { recursive: true })
   for (let i = 0; i < count; i++) {
     const name = `gen_${extension}_${String(i).padStart(5, '0')}`
-    const typed = extension === 'ts' ? '<{ text: string }>' : ''
+    const typed = extension === 'mjs' ? '' : '<{ text: string }>'
     writeFileSync(
       path.join(dir, `${name}.${extension}`),
       `import { defineTool, registry } from 'toolhost'
@@ -114,17 +137,24 @@ export async function runStartup(options: BenchOptions): Promise<{ tables: Table
   try {
     // An empty project: no config.yaml, no plugins/ (the built-in tools only), as after npm install.
     const project = path.join(work, 'project')
-    mkdirSync(project)
+    mkdirSync(path.join(project, 'node_modules'), { recursive: true })
+    writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'bench-project', private: true }))
+    // The project depends on toolhost (this repository, linked as npm link would).
+    symlinkSync(REPO, path.join(project, 'node_modules/toolhost'), 'dir')
     writeFileSync(path.join(project, 'embed.mjs'), `const t0 = performance.now()
 const { createHost } = await import(${JSON.stringify(ENTRY)})
 const host = await createHost({ root: '.', audit: false })
 process.stdout.write(String(performance.now() - t0))
 await host.close()
 `)
-    const jsPlugins = path.join(work, 'js-plugins')
-    const tsPlugins = path.join(work, 'ts-plugins')
+    const jsPlugins = path.join(project, 'js-plugins')
+    const tsPlugins = path.join(project, 'ts-plugins')
+    const mtsPlugins = path.join(project, 'mts-plugins')
+    const outsidePlugins = path.join(work, 'outside-plugins')
     generatePlugins(jsPlugins, options.plugins, 'mjs')
     generatePlugins(tsPlugins, options.plugins, 'ts')
+    generatePlugins(mtsPlugins, options.plugins, 'mts')
+    generatePlugins(outsidePlugins, options.plugins, 'mjs')
     const inProcess: number[] = []
     const rows: Row[] = [
       { what: 'node -e 0', measure: () => timed(['-e', '0'], project) },
@@ -135,43 +165,49 @@ await host.close()
       {
         what: "node: import('toolhost') + createHost() (process)",
         measure: async () => {
-          const t0 = performance.now()
-          const child = spawnSync(process.execPath, ['embed.mjs'], { cwd: project, encoding: 'utf8' })
-          if (child.status !== 0) throw new Error(`start-up benchmark: embed.mjs exited ${child.status}: ${child.stderr.slice(0, 800)}`)
-          inProcess.push(Number(child.stdout))
-          return performance.now() - t0
+          const sample = await timed(['embed.mjs'], project)
+          inProcess.push(Number(sample.stdout))
+          return sample
         },
       },
       { what: `toolhost list --plugins DIR (+${options.plugins} .mjs plugin files, second run)`, warm: true, measure: () => timed([BIN, 'list', '--plugins', jsPlugins], project) },
       { what: `toolhost list --plugins DIR (+${options.plugins} .ts plugin files, second run)`, warm: true, measure: () => timed([BIN, 'list', '--plugins', tsPlugins], project) },
+      { what: `toolhost list --plugins DIR (+${options.plugins} .mts plugin files, second run)`, warm: true, measure: () => timed([BIN, 'list', '--plugins', mtsPlugins], project) },
+      { what: `toolhost list --plugins DIR (+${options.plugins} .mjs files outside any project, second run)`, warm: true, measure: () => timed([BIN, 'list', '--plugins', outsidePlugins], project) },
     ]
-    const results = new Map<string, { best: number; median: number; first?: number }>()
+    const results = new Map<string, { best: number; median: number; cpu: number | undefined; first?: number }>()
     for (const row of rows) {
-      const first = row.warm ? await row.measure() : undefined
-      const times: number[] = []
-      for (let i = 0; i < options.spawns; i++) times.push(await row.measure())
-      results.set(row.what, { best: Math.min(...times), median: median(times), ...(first === undefined ? {} : { first }) })
+      const first = row.warm ? (await row.measure()).ms : undefined
+      const samples: Sample[] = []
+      for (let i = 0; i < options.spawns; i++) samples.push(await row.measure())
+      const cpus = samples.flatMap((s) => (s.cpuMs === undefined ? [] : [s.cpuMs]))
+      const times = samples.map((s) => s.ms)
+      results.set(row.what, { best: Math.min(...times), median: median(times), cpu: cpus.length > 0 ? Math.min(...cpus) : undefined, ...(first === undefined ? {} : { first }) })
     }
     const base = results.get('node -e 0')!.best
     const embedRow = "node: import('toolhost') + createHost() (process)"
     const embedBest = Math.min(...inProcess)
     const table: Table = {
       title: `3. Start-up — the built package in an empty project folder (best and median of ${options.spawns} spawns each)`,
-      headers: ['command', 'best (ms)', 'median (ms)', '× node -e 0 (best)', 'first run (ms)'],
+      headers: ['command', 'best (ms)', 'median (ms)', '× node -e 0 (best)', 'CPU, best (ms)', 'first run (ms)'],
       rows: rows.map((row) => {
         const r = results.get(row.what)!
-        return [row.what, fmt(r.best, 0), fmt(r.median, 0), row.what === 'node -e 0' ? '—' : `${fmt(r.best / base, 1)}×`, r.first === undefined ? '—' : fmt(r.first, 0)]
+        return [row.what, fmt(r.best, 0), fmt(r.median, 0), row.what === 'node -e 0' ? '—' : `${fmt(r.best / base, 1)}×`, r.cpu === undefined ? '—' : fmt(r.cpu, 0), r.first === undefined ? '—' : fmt(r.first, 0)]
       }),
       notes: [
         `import('toolhost') + createHost() measured inside the process (import to host ready, no process start): best ${fmt(embedBest, 0)} ms, median ${fmt(median(inProcess), 0)} ms`,
         'the plugin rows: each generated file registers one tool with a schema of its own; "first run" is the run before the timed ones (its schemas are compiled at registration and remembered, and tsx compiles the .ts files into its cache); the best and median are later runs',
-        'the .mjs files sit in a folder outside any project, so toolhost resolves their `toolhost` imports through its resolve hook',
+        'the plugin folders sit in a project that depends on toolhost (node_modules/toolhost links this repository), without "type": "module": .mjs files load as ES modules through require (Node ≥ 20.19, no event-loop turn each), .ts files as CommonJS through tsx\'s require hook, .mts files as ES modules through tsx\'s hooks on Node\'s loader thread',
+        'the "outside any project" files cannot resolve `toolhost` by themselves: toolhost maps it with a resolve hook, on the loader thread, and imports each file',
+        'CPU: user + system time of the process, from /usr/bin/time (best of the spawns)',
       ],
     }
     const listRatio = results.get('toolhost list (built-in tools)')!.best / base
     const serve = results.get('toolhost serve: spawn to first tools/list answer (stdio)')!.best
     const js = results.get(`toolhost list --plugins DIR (+${options.plugins} .mjs plugin files, second run)`)!.best
     const ts = results.get(`toolhost list --plugins DIR (+${options.plugins} .ts plugin files, second run)`)!.best
+    const mts = results.get(`toolhost list --plugins DIR (+${options.plugins} .mts plugin files, second run)`)!.best
+    const outside = results.get(`toolhost list --plugins DIR (+${options.plugins} .mjs files outside any project, second run)`)!.best
     const verdict = (ok: boolean): string => (ok ? 'met' : 'MISSED')
     const scale = options.plugins === 1000 ? '' : ` (scaled: ${options.plugins} files, not 1,000)`
     return {
@@ -181,7 +217,9 @@ await host.close()
         `start-up: import('toolhost') + createHost() ≤ 150 ms: ${fmt(embedBest, 0)} ms in the process (${fmt(results.get(embedRow)!.best, 0)} ms with the process start) — ${verdict(embedBest <= 150)}`,
         `start-up: serve's first tools/list answer ≤ 400 ms: ${fmt(serve, 0)} ms — ${verdict(serve <= 400)}`,
         `start-up: ${options.plugins} .mjs plugin files ≤ ${fmt(1.5 * (options.plugins / 1000), 2)} s${scale}: ${fmt(js / 1000, 2)} s — ${verdict(js <= 1500 * (options.plugins / 1000))}`,
-        `start-up: ${options.plugins} .ts plugin files ≤ ${fmt(3 * (options.plugins / 1000), 2)} s${scale}: ${fmt(ts / 1000, 2)} s — ${verdict(ts <= 3000 * (options.plugins / 1000))}`,
+        `start-up: ${options.plugins} .mjs plugin files outside any project (resolve hook) ≤ ${fmt(1.5 * (options.plugins / 1000), 2)} s${scale}: ${fmt(outside / 1000, 2)} s — ${verdict(outside <= 1500 * (options.plugins / 1000))}`,
+        `start-up: ${options.plugins} .ts plugin files (CommonJS) ≤ ${fmt(3 * (options.plugins / 1000), 2)} s${scale}: ${fmt(ts / 1000, 2)} s — ${verdict(ts <= 3000 * (options.plugins / 1000))}`,
+        `start-up: ${options.plugins} .mts plugin files (ES modules) ≤ ${fmt(3 * (options.plugins / 1000), 2)} s${scale}: ${fmt(mts / 1000, 2)} s — ${verdict(mts <= 3000 * (options.plugins / 1000))}`,
       ],
     }
   } finally {

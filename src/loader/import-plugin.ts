@@ -57,7 +57,20 @@ export async function importPlugin(file: string, fresh?: number): Promise<unknow
     return createRequire(file)(file)
   }
   if (TYPESCRIPT.test(file)) return (await (typescriptEsm ??= loadTypescriptEsm()))(file, url)
-  if (!resolvesToRunningEntry(path.dirname(file))) installEsmResolver()
+  if (!resolvesToRunningEntry(path.dirname(file))) {
+    installEsmResolver()
+    return import(url)
+  }
+  // Node ≥ 20.19 loads an ES module synchronously through require (no event-loop turn per file); it
+  // refuses one with a top-level await before running any of it, and import() takes that one. It
+  // skips resolve hooks, hence only here, where `toolhost` resolves without them.
+  if (fresh === undefined && process.features.require_module === true) {
+    try {
+      return createRequire(file)(file)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ERR_REQUIRE_ASYNC_MODULE') throw error
+    }
+  }
   return import(url)
 }
 
