@@ -1,5 +1,4 @@
 import { ToolhostError } from '../errors.js'
-import { serveHttp } from '../mcp/http.js'
 import { notifyOnToolChanges, serveStdio } from '../mcp/server.js'
 import { McpSessions } from '../mcp/sessions.js'
 import type { CliArgs } from './args.js'
@@ -27,6 +26,8 @@ export async function serveCommand(args: CliArgs, io: Output): Promise<number> {
       await Promise.race([stdio.closed, signalled.promise])
       await stdio.close()
     } else {
+      // Loaded only for --http: the Streamable HTTP transport brings an HTTP framework stdio never uses.
+      const { serveHttp } = await import('../mcp/http.js')
       const endpoint = await serveHttp(host, sessions, { port, hostname: host.config.serve.host })
       io.err(`toolhost: MCP Streamable HTTP at ${endpoint.url}`)
       await signalled.promise
