@@ -1,4 +1,4 @@
-import { readFileSync, realpathSync } from 'node:fs'
+import { existsSync, readFileSync, realpathSync } from 'node:fs'
 import Module, { createRequire, register as registerHooks } from 'node:module'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -28,7 +28,9 @@ let cjsResolver = false
 // Per folder: does `toolhost` resolve from there to the running entry already (a plugin inside a
 // project that depends on this very copy, or the built-in plugins beside it)? And its module format.
 const resolvesHere = new Map<string, boolean>()
-const folderFormat = new Map<string, 'module' | 'commonjs'>()
+const packageScopes = new Map<string, { dir: string; manifest: { name?: unknown; type?: unknown } | undefined }>()
+// Built, the package's folder: dist/src/loader/ is three levels below it.
+const RUNNING_ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 
 /**
  * Imports a plugin file, with `toolhost` resolving to this package wherever the file lives. Built,
@@ -78,43 +80,68 @@ export async function importPlugin(file: string, fresh?: number): Promise<unknow
 function formatOf(file: string): 'module' | 'commonjs' {
   if (/\.(mjs|mts)$/.test(file)) return 'module'
   if (/\.(cjs|cts)$/.test(file)) return 'commonjs'
-  const dir = path.dirname(file)
-  let format = folderFormat.get(dir)
-  if (format === undefined) {
-    format = 'commonjs'
-    for (let at = dir; ; at = path.dirname(at)) {
-      let manifest: string | undefined
-      try {
-        manifest = readFileSync(path.join(at, 'package.json'), 'utf8')
-      } catch {
-        // No package.json here: look further up.
-      }
-      if (manifest !== undefined) {
-        try {
-          format = (JSON.parse(manifest) as { type?: unknown }).type === 'module' ? 'module' : 'commonjs'
-        } catch {
-          // An unreadable package.json: Node would fail the import and say why.
-        }
-        break
-      }
-      if (path.dirname(at) === at) break
-    }
-    folderFormat.set(dir, format)
-  }
-  return format
+  return scopeOf(path.dirname(file)).manifest?.type === 'module' ? 'module' : 'commonjs'
 }
 
+/** The nearest package.json above a folder (Node's package scope): its folder and content. */
+function scopeOf(dir: string): { dir: string; manifest: { name?: unknown; type?: unknown } | undefined } {
+  let scope = packageScopes.get(dir)
+  if (scope === undefined) {
+    let text: string | undefined
+    try {
+      text = readFileSync(path.join(dir, 'package.json'), 'utf8')
+    } catch {
+      // No package.json here: the scope is the parent's.
+    }
+    if (text !== undefined) {
+      let manifest: { name?: unknown; type?: unknown } = {}
+      try {
+        manifest = JSON.parse(text) as { name?: unknown; type?: unknown }
+      } catch {
+        // An unreadable package.json: Node fails the import itself and says why.
+      }
+      scope = { dir, manifest }
+    } else {
+      scope = path.dirname(dir) === dir ? { dir, manifest: undefined } : scopeOf(path.dirname(dir))
+    }
+    packageScopes.set(dir, scope)
+  }
+  return scope
+}
+
+/**
+ * Whether `toolhost` imported from a file in `dir` is this very copy, as Node resolves it: the
+ * package's own name from inside it (self-reference), else the first node_modules/toolhost up the
+ * tree. (Worked out from the files: require.resolve would see this module's own CommonJS patch.)
+ */
 function resolvesToRunningEntry(dir: string): boolean {
   let answer = resolvesHere.get(dir)
   if (answer === undefined) {
-    try {
-      answer = realpathSync(createRequire(path.join(dir, 'noop.js')).resolve('toolhost')) === realpathSync(TOOLHOST_ENTRY)
-    } catch {
-      answer = false
+    answer = false
+    const scope = scopeOf(dir)
+    if (scope.manifest?.name === 'toolhost') {
+      answer = samePath(scope.dir, RUNNING_ROOT)
+    } else {
+      for (let at = dir; ; at = path.dirname(at)) {
+        const candidate = path.join(at, 'node_modules', 'toolhost')
+        if (existsSync(candidate)) {
+          answer = samePath(candidate, RUNNING_ROOT)
+          break
+        }
+        if (path.dirname(at) === at) break
+      }
     }
     resolvesHere.set(dir, answer)
   }
   return answer
+}
+
+function samePath(a: string, b: string): boolean {
+  try {
+    return realpathSync(a) === realpathSync(b)
+  } catch {
+    return false
+  }
 }
 
 // Once per process, and only when an ES module needs it (see importPlugin).
