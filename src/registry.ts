@@ -21,6 +21,8 @@ interface SchemaSlot {
   /** The schema object given to ajv (the first registrant's). */
   schema: object
   validate: ValidateFunction | undefined
+  /** The ajv key it was added under, when compiled on first use. */
+  key?: string
   users: number
 }
 
@@ -51,6 +53,7 @@ export class ToolRegistry {
   readonly #entries = new Map<string, RegistryEntry & { slot: SchemaSlot }>()
   readonly #slots = new Map<string, SchemaSlot>()
   #ajv: Ajv | undefined
+  #knownSeq = 0
   readonly #known: KnownSchemas
   readonly #listeners = new Set<ChangeListener>()
   #sorted: RegistryEntry[] | undefined
@@ -141,11 +144,18 @@ export class ToolRegistry {
     return new ToolhostError('E_SCHEMA_INVALID', `tool "${tool.name}"${source ? ` (${source})` : ''} has an invalid parameters schema: ${describeThrown(error)}`, { cause: error })
   }
 
-  // First use of a schema known to compile. Should it fail after all (the cache outlived a change it
-  // could not see), the tool's calls are refused with the reason instead of the batch throwing.
+  // First use of a schema known to compile. It is not checked against the meta-schema again (it
+  // passed, under the same set-up; compiling the meta-schema is most of a first compile's cost).
+  // Should it fail after all (the cache outlived a change it could not see), the tool's calls are
+  // refused with the reason instead of the batch throwing.
   #compileLate(tool: AnyTool, slot: SchemaSlot): ValidateFunction {
     try {
-      slot.validate = this.#ajvInstance().compile(slot.schema)
+      const ajv = this.#ajvInstance()
+      slot.key = `toolhost:known:${++this.#knownSeq}`
+      ajv.addSchema(slot.schema, slot.key, undefined, false)
+      const validate = ajv.getSchema(slot.key) as ValidateFunction | undefined
+      if (!validate) throw new Error('ajv kept no validator')
+      slot.validate = validate
     } catch (error) {
       const refuse = (() => false) as unknown as ValidateFunction
       refuse.errors = [{ keyword: 'schema', instancePath: '', schemaPath: '#', params: {}, message: `cannot be checked: the tool ${tool.name} has an invalid parameters schema (${describeThrown(error)})` }]
@@ -277,7 +287,7 @@ export class ToolRegistry {
     const slot = entry.slot
     if (--slot.users > 0) return
     this.#slots.delete(slot.text)
-    if (slot.validate && this.#ajv) this.#ajv.removeSchema(slot.schema)
+    if (slot.validate && this.#ajv) this.#ajv.removeSchema(slot.key ?? slot.schema)
   }
 
   #changed(): void {
