@@ -17,6 +17,8 @@ import { fmt, median, type Table } from './table.js'
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const BIN = path.join(REPO, 'bin/toolhost.mjs')
 const ENTRY = pathToFileURL(path.join(REPO, 'dist/src/index.js')).href
+/** `node -e 0` on the machine of issue 11, where the start-up targets were set in ms. */
+const ISSUE_NODE_MS = 84
 
 /** One spawn: wall time, and CPU time (user + system) when /usr/bin/time can say. */
 interface Sample {
@@ -208,18 +210,28 @@ await host.close()
     const ts = results.get(`toolhost list --plugins DIR (+${options.plugins} .ts plugin files, second run)`)!.best
     const mts = results.get(`toolhost list --plugins DIR (+${options.plugins} .mts plugin files, second run)`)!.best
     const outside = results.get(`toolhost list --plugins DIR (+${options.plugins} .mjs files outside any project, second run)`)!.best
-    const verdict = (ok: boolean): string => (ok ? 'met' : 'MISSED')
-    const scale = options.plugins === 1000 ? '' : ` (scaled: ${options.plugins} files, not 1,000)`
+    // Each target is a time on the issue's machine, where `node -e 0` took 84 ms: as a ratio to
+    // `node -e 0` spawned in this run, it holds whatever the load (the figures in ms do not).
+    const target = (what: string, ms: number, budgetMs: number, extra = ''): string => {
+      const ratio = ms / base
+      const allowed = budgetMs / ISSUE_NODE_MS
+      return `start-up: ${what} ≤ ${fmt(budgetMs, 0)} ms on the reference machine = ${fmt(allowed, 1)}× node -e 0: ${fmt(ms, 0)} ms${extra} = ${fmt(ratio, 2)}× — ${ratio <= allowed ? 'met' : 'MISSED'}`
+    }
+    const per = options.plugins / 1000
+    // A target for 1,000 files says nothing about 100 (start-up's fixed cost dominates): no verdict.
+    const files = (kind: string): string => `${options.plugins} ${kind}`
+    const pluginTarget = (what: string, ms: number, budgetMs: number): string =>
+      per === 1 ? target(what, ms, budgetMs) : `start-up: ${what}: ${fmt(ms, 0)} ms = ${fmt(ms / base, 2)}× node -e 0 — not judged (the target is for 1,000 files)`
     return {
       tables: [table],
       targets: [
-        `start-up: list ≤ 4× node -e 0: ${fmt(listRatio, 1)}× — ${verdict(listRatio <= 4)}`,
-        `start-up: import('toolhost') + createHost() ≤ 150 ms: ${fmt(embedBest, 0)} ms in the process (${fmt(results.get(embedRow)!.best, 0)} ms with the process start) — ${verdict(embedBest <= 150)}`,
-        `start-up: serve's first tools/list answer ≤ 400 ms: ${fmt(serve, 0)} ms — ${verdict(serve <= 400)}`,
-        `start-up: ${options.plugins} .mjs plugin files ≤ ${fmt(1.5 * (options.plugins / 1000), 2)} s${scale}: ${fmt(js / 1000, 2)} s — ${verdict(js <= 1500 * (options.plugins / 1000))}`,
-        `start-up: ${options.plugins} .mjs plugin files outside any project (resolve hook) ≤ ${fmt(1.5 * (options.plugins / 1000), 2)} s${scale}: ${fmt(outside / 1000, 2)} s — ${verdict(outside <= 1500 * (options.plugins / 1000))}`,
-        `start-up: ${options.plugins} .ts plugin files (CommonJS) ≤ ${fmt(3 * (options.plugins / 1000), 2)} s${scale}: ${fmt(ts / 1000, 2)} s — ${verdict(ts <= 3000 * (options.plugins / 1000))}`,
-        `start-up: ${options.plugins} .mts plugin files (ES modules) ≤ ${fmt(3 * (options.plugins / 1000), 2)} s${scale}: ${fmt(mts / 1000, 2)} s — ${verdict(mts <= 3000 * (options.plugins / 1000))}`,
+        `start-up: list ≤ 4× node -e 0: ${fmt(listRatio, 2)}× — ${listRatio <= 4 ? 'met' : 'MISSED'}`,
+        target("import('toolhost') + createHost(), in the process", embedBest, 150, ` (${fmt(results.get(embedRow)!.best, 0)} ms with the process start)`),
+        target("serve's first tools/list answer over stdio", serve, 400),
+        pluginTarget(files('.mjs plugin files'), js, 1500 * per),
+        pluginTarget(files('.mjs plugin files outside any project'), outside, 1500 * per),
+        pluginTarget(files('.ts plugin files (CommonJS)'), ts, 3000 * per),
+        pluginTarget(files('.mts plugin files (ES modules)'), mts, 3000 * per),
       ],
     }
   } finally {
