@@ -103,6 +103,17 @@ await host.close()
     expect(result.loaded.some((url) => /\/node_modules\/tsx\//.test(url))).toBe(true)
   }, SLOW)
 
+  test('a CommonJS .ts plugin with a top-level await is told to be named .mts', async () => {
+    const dir = kit.project('top-level-await', { name: 'top-level-await', private: true })
+    mkdirSync(path.join(dir, 'plugins'))
+    writeFileSync(path.join(dir, 'plugins/waits.ts'), "import { registry } from 'toolhost'\nawait Promise.resolve(registry)\n")
+    const result = await run('npx', ['--no-install', 'toolhost', 'list', '--json'], dir)
+    expect(result.code).toBe(0)
+    expect(result.stderr).toContain(`plugin ${path.join(dir, 'plugins/waits.ts')} failed to load: ${path.join(dir, 'plugins/waits.ts')}:2:0: top-level await needs an ES module`)
+    expect(result.stderr).toContain('rename the file to waits.mts')
+    expect(result.stderr).not.toContain('output format')
+  }, SLOW)
+
   test("require('toolhost') works from CommonJS (Node 20.19+ loads the ES module)", async () => {
     const dir = kit.project('commonjs', { name: 'commonjs', private: true, type: 'commonjs' })
     writeFileSync(path.join(dir, 'app.js'), "const { createHost, defineTool } = require('toolhost')\nconsole.log(typeof createHost, typeof defineTool)\n")
