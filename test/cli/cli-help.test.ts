@@ -28,7 +28,7 @@ async function inProcess(argv: string[]): Promise<Run> {
 
 function spawned(args: string[], cwd: string): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [TOOLHOST_CLI, ...args], { cwd, env: { ...process.env, TOOLHOST_LOG: '' } }, (error, stdout, stderr) => {
+    execFile(process.execPath, [TOOLHOST_CLI, ...args], { cwd, env: { ...process.env, TOOLHOST_LOG: 'warn' } }, (error, stdout, stderr) => {
       resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr })
     })
   })
