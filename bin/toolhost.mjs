@@ -1,8 +1,13 @@
 #!/usr/bin/env node
-// The toolhost CLI. The host is TypeScript, run through tsx's loader (no build step needed).
-import { register } from 'tsx/esm/api'
+// The toolhost CLI: the compiled JavaScript in dist/ (built by `npm run build`, which `prepare` runs
+// on npm install). Development runs the TypeScript sources instead: scripts/toolhost-dev.mjs.
+import { existsSync } from 'node:fs'
 
-register()
+const entry = new URL('../dist/src/cli/main.js', import.meta.url)
+if (!existsSync(entry)) {
+  process.stderr.write('toolhost: dist/ is missing (the package is not built); run `npm run build` in the toolhost folder\n')
+  process.exit(2)
+}
 // `toolhost list | head`: a reader that stops early is not an error.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error) => {
@@ -10,5 +15,5 @@ for (const stream of [process.stdout, process.stderr]) {
     throw error
   })
 }
-const { runCli } = await import('../src/cli/main.ts')
+const { runCli } = await import(entry.href)
 await runCli(process.argv.slice(2))

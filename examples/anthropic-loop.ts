@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Message, MessageParam, Tool } from '@anthropic-ai/sdk/resources/messages'
-import { createHost, type Host, type RunOptions } from '../src/index.js'
+import { createHost, type Host, type RunOptions } from 'toolhost'
 import { RECORDED, replay } from './openai-loop.js'
 
 // The Anthropic SDK's own types: toolhost's definitions and tool_result message fit them without casts.

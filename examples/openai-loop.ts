@@ -8,7 +8,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { ChatCompletion, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions'
 import type { FunctionTool, Response, ResponseInputItem } from 'openai/resources/responses/responses'
-import { createHost, type Host, type RunOptions } from '../src/index.js'
+import { createHost, type Host, type RunOptions } from 'toolhost'
 
 // The OpenAI SDK's own types: toolhost's definitions and messages fit them without casts.
 export type ChatMessage = ChatCompletionMessageParam

@@ -69,6 +69,12 @@ export interface HostOptions extends ConfigSource {
   ask?: AskHandler
   /** Who approves calls the permission system asks about; without one they are denied (E_DENIED). */
   approve?: ApproveHandler
+  /**
+   * Where the permission audit log goes (one JSON line per decision): a path (relative to the
+   * workspace root), or `false` for none. Wins over `permissions.audit_log` (default
+   * `.toolhost/audit.jsonl` under the root).
+   */
+  audit?: string | false
   /** Permission mode override (CLI `--permission-mode`); wins over `permissions.mode`. */
   permissionMode?: PermissionMode
   /** Replaces the permission system (default: a `PermissionGate` built from `permissions.*`). */

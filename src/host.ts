@@ -15,6 +15,7 @@ import { shapeOutcome, spillText } from './dispatch/shape-outcome.js'
 import { loadEnvFile } from './env-file.js'
 import { shownName } from './dispatch/suggest.js'
 import { describeThrown } from './errors.js'
+import { builtinPluginFiles, duplicatesBuiltins } from './loader/builtin-plugins.js'
 import { loadPlugins, type PluginLoadReport } from './loader/load-plugins.js'
 import { createLogger } from './logger.js'
 import { isCaseInsensitiveFs } from './paths.js'
@@ -60,6 +61,8 @@ export class Host {
   /** The environment tools are gated on (and the .env file is loaded into). */
   readonly env: NodeJS.ProcessEnv
   pluginReport: PluginLoadReport = { loaded: [], failed: [], toolsByFile: new Map() }
+  /** The .env file read at start-up and the names of the variables it set (never their values). */
+  envFile: { file: string; set: string[] } | undefined
   authoriser: Authoriser
   readonly #scheduler: Scheduler
   readonly #sets: BehaviourSets
@@ -72,7 +75,7 @@ export class Host {
   #batches = 0
 
   constructor(setup: { config: ToolhostConfig; file: string | undefined; root: string; maxWorkers: number }, options: HostOptions) {
-    this.config = options.permissionMode === undefined ? setup.config : { ...setup.config, permissions: { ...setup.config.permissions, mode: options.permissionMode } }
+    this.config = withPermissionOverrides(setup.config, options)
     this.configFile = setup.file
     this.root = setup.root
     this.maxWorkers = setup.maxWorkers
@@ -429,6 +432,15 @@ export class Host {
   }
 }
 
+// `permissionMode` and `audit` options win over config.yaml's permissions section.
+function withPermissionOverrides(config: ToolhostConfig, options: HostOptions): ToolhostConfig {
+  if (options.permissionMode === undefined && options.audit === undefined) return config
+  const permissions = { ...config.permissions }
+  if (options.permissionMode !== undefined) permissions.mode = options.permissionMode
+  if (options.audit !== undefined) permissions.audit_log = options.audit === false ? '' : options.audit
+  return { ...config, permissions }
+}
+
 /**
  * Creates a host: loads config (file or object), the .env file, and the plugin folders.
  * Configuration faults throw `E_CONFIG_INVALID` naming the file and key; a plugin that fails to load
@@ -444,13 +456,19 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   // Observers are loaded only when asked for (or, for OpenTelemetry, when an SDK is registered).
   if (options.traceFile !== undefined) (await import('./observe/trace-file.js')).recordTraceFile(host, path.resolve(options.cwd ?? process.cwd(), options.traceFile))
   if (options.openTelemetry ?? isOpenTelemetryRegistered()) (await import('./otel/instrument-host.js')).instrumentHost(host)
-  if (setup.config.env_file !== '') loadEnvFile(underRoot(setup.root, setup.config.env_file), options.env)
+  if (setup.config.env_file !== '') {
+    const file = underRoot(setup.root, setup.config.env_file)
+    host.envFile = { file, set: loadEnvFile(file, options.env) }
+  }
   if (options.loadPlugins !== false) {
+    // The package's own plugins come from `plugins.builtins`, whatever the current folder; user
+    // folders come on top.
+    const builtins = builtinPluginFiles(setup.config.plugins.builtins)
     const dirs = [
       ...setup.config.plugins.dirs.map((d) => path.resolve(setup.baseDir, d)),
       ...(options.plugins ?? []).map((d) => path.resolve(options.cwd ?? process.cwd(), d)),
-    ]
-    host.pluginReport = await loadPlugins(dirs, host.registry, { importTimeoutMs: setup.config.plugins.import_timeout_ms })
+    ].filter((dir) => !duplicatesBuiltins(dir, builtins))
+    host.pluginReport = await loadPlugins(dirs, host.registry, { files: builtins, importTimeoutMs: setup.config.plugins.import_timeout_ms })
     for (const failure of host.pluginReport.failed) host.log.error(`plugin ${failure.file} failed to load: ${failure.message}`)
     if (setup.config.plugins.watch || options.watch === true) (await import('./loader/watch-plugins.js')).watchHostPlugins(host, dirs)
   }

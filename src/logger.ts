@@ -6,6 +6,9 @@ type Level = (typeof LEVELS)[number]
 /**
  * A logger writing one line per message to stderr (stdout stays for results). The level comes from
  * `TOOLHOST_LOG` (debug, info, warn, error; default warn).
+ *
+ * @example
+ * const host = await createHost({ log: createLogger('info') })
  */
 export function createLogger(level: string = process.env.TOOLHOST_LOG ?? 'warn', write: (line: string) => void = (line) => process.stderr.write(line + '\n')): Logger {
   const threshold = Math.max(0, LEVELS.indexOf(level as Level))
@@ -16,5 +19,10 @@ export function createLogger(level: string = process.env.TOOLHOST_LOG ?? 'warn',
   return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') }
 }
 
-/** A logger that drops everything (tests, benchmarks). */
+/**
+ * A logger that drops everything (tests, benchmarks).
+ *
+ * @example
+ * const host = await createHost({ log: silentLogger })
+ */
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} }

@@ -1,19 +1,36 @@
 import { defineTool } from './define-tool.js'
 import { describeThrown, ToolhostError } from './errors.js'
+import { knownSchemas, type KnownSchemas } from './known-schemas.js'
 import { redactEnvValues } from './redact-env.js'
 import { SchemaCompiler, type ValidateFunction } from './schema.js'
-import type { AnyTool, Availability, AvailabilityContext, ObjectJsonSchema, OpenAIToolDefinition, ToolSpec } from './types.js'
+import type { AnyTool, Availability, AvailabilityContext, JsonSchema, ObjectJsonSchema, OpenAIToolDefinition, ToolSpec } from './types.js'
 
-/** A registered tool with what the registry derived from it once, at registration. */
+/** A registered tool with what the registry derived from it once. */
 export interface RegistryEntry {
   tool: AnyTool
   /** The plugin file that registered it, when known. */
   source: string | undefined
-  validate: ValidateFunction
-  /** The tool's `outputSchema` compiled (checks `structuredContent`); undefined without one. */
-  validateOutput: ValidateFunction | undefined
+  /** Its schema's validator: built at registration, or on first use when the schema is known to compile. */
+  readonly validate: ValidateFunction
+  /** The tool's `outputSchema` as a validator (checks `structuredContent`); undefined without one. */
+  readonly validateOutput: ValidateFunction | undefined
   definition: OpenAIToolDefinition
 }
+
+/** One compiled (or known-good, not yet compiled) schema, shared by the tools whose schema has the same text. */
+interface SchemaSlot {
+  text: string
+  /** The schema object given to ajv (the first registrant's). */
+  schema: JsonSchema
+  /** The compiler holding it (a staged file's own, while its previous version is still in use). */
+  compiler: SchemaCompiler
+  validate: ValidateFunction | undefined
+  /** The ajv key it was added under, when compiled on first use. */
+  key?: string
+  users: number
+}
+
+type Entry = RegistryEntry & { slot: SchemaSlot; outputSlot: SchemaSlot | undefined }
 
 export interface DefinitionQuery {
   names?: readonly string[]
@@ -39,15 +56,23 @@ type ChangeListener = () => void
  * const defs = await registry.getDefinitions()
  */
 export class ToolRegistry {
-  readonly #entries = new Map<string, RegistryEntry>()
-  readonly #ajv = new SchemaCompiler()
+  readonly #entries = new Map<string, Entry>()
+  readonly #slots = new Map<string, SchemaSlot>()
+  readonly #compiler = new SchemaCompiler()
+  #knownSeq = 0
+  readonly #known: KnownSchemas
   readonly #listeners = new Set<ChangeListener>()
   #sorted: RegistryEntry[] | undefined
   #loadingFrom: string | undefined
   // A plugin file being (re)imported: its registrations wait here until the import has succeeded.
-  #staging: { source: string; entries: Map<string, RegistryEntry>; ajv: SchemaCompiler } | undefined
+  #staging: { source: string; entries: Map<string, Entry>; compiler: SchemaCompiler } | undefined
   #version = 0
   #unconditional: { version: number; definitions: OpenAIToolDefinition[] | undefined } | undefined
+
+  /** `knownSchemas`: the set of schemas known to compile (default: the process's per-user cache). */
+  constructor(options: { knownSchemas?: KnownSchemas } = {}) {
+    this.#known = options.knownSchemas ?? knownSchemas
+  }
 
   /** Bumps on every register/unregister; lets callers cache what they derive. */
   get version(): number {
@@ -55,9 +80,12 @@ export class ToolRegistry {
   }
 
   /**
-   * Adds a tool. Compiles its schema once; an invalid schema or a taken name throws, naming the
-   * plugin files involved. A bare spec (not passed through `defineTool`) is checked and filled the
-   * same way, so a malformed tool fails here and never later, while listing.
+   * Adds a tool. An invalid schema or a taken name throws, naming the plugin files involved. A bare
+   * spec (not passed through `defineTool`) is checked and filled the same way, so a malformed tool
+   * fails here and never later, while listing. A schema (`parameters`, `outputSchema`) is compiled
+   * (ajv, strict, in its dialect) here unless it compiled before, in an earlier run with the same
+   * ajv set-up (`known-schemas.ts`): then its validator is built on first use, which keeps start-up
+   * from compiling every schema.
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   register(spec: AnyTool | ToolSpec<any>, options: { source?: string } = {}): void {
@@ -80,38 +108,40 @@ export class ToolRegistry {
         { details: { name: tool.name, first: existing.source, second: source } },
       )
     }
-    let validate: ValidateFunction
+    // A staged file compiles apart: its previous version's schemas (and their $id) are still in use.
+    const compiler = staging?.compiler ?? this.#compiler
+    const slot = this.#slotFor(tool.parameters, compiler, (error) => this.#invalidSchema(tool, source, 'parameters schema', error))
+    let outputSlot: SchemaSlot | undefined
     try {
-      // A staged file compiles apart: its previous version's schemas (and their $id) are still in use.
-      validate = (staging?.ajv ?? this.#ajv).compile(tool.parameters)
+      outputSlot = tool.outputSchema === undefined ? undefined : this.#slotFor(tool.outputSchema, compiler, (error) => this.#invalidSchema(tool, source, 'outputSchema', error))
     } catch (error) {
-      throw new ToolhostError(
-        'E_SCHEMA_INVALID',
-        `tool "${tool.name}"${source ? ` (${source})` : ''} has an invalid parameters schema: ${describeThrown(error)}`,
-        { cause: error },
-      )
-    }
-    let validateOutput: ValidateFunction | undefined
-    try {
-      validateOutput = tool.outputSchema === undefined ? undefined : this.#ajv.compile(tool.outputSchema)
-    } catch (error) {
-      if (![...this.#entries.values()].some((e) => e.tool.parameters === tool.parameters)) this.#ajv.removeSchema(tool.parameters)
-      throw new ToolhostError(
-        'E_SCHEMA_INVALID',
-        `tool "${tool.name}"${source ? ` (${source})` : ''} has an invalid outputSchema: ${describeThrown(error)}`,
-        { cause: error },
-      )
+      this.#release(slot)
+      throw error
     }
     const definition: OpenAIToolDefinition = {
       type: 'function',
       // defineTool has checked that `parameters` is an object schema.
       function: { name: tool.name, description: tool.description, parameters: tool.parameters as ObjectJsonSchema },
     }
+    const late = (s: SchemaSlot): ValidateFunction => s.validate ?? this.#compileLate(tool, s)
+    const entry: Entry = {
+      tool,
+      source,
+      definition,
+      slot,
+      outputSlot,
+      get validate() {
+        return late(slot)
+      },
+      get validateOutput() {
+        return outputSlot === undefined ? undefined : late(outputSlot)
+      },
+    }
     if (staging) {
-      staging.entries.set(tool.name, { tool, source, validate, validateOutput, definition })
+      staging.entries.set(tool.name, entry)
       return
     }
-    this.#entries.set(tool.name, { tool, source, validate, validateOutput, definition })
+    this.#entries.set(tool.name, entry)
     this.#changed()
   }
 
@@ -126,24 +156,89 @@ export class ToolRegistry {
    */
   async replaceSource(source: string, load: () => Promise<unknown>): Promise<string[]> {
     if (this.#staging !== undefined) throw new Error(`${source} cannot be loaded while ${this.#staging.source} is loading`)
-    const staging = { source, entries: new Map<string, RegistryEntry>(), ajv: new SchemaCompiler() }
+    const staging = { source, entries: new Map<string, Entry>(), compiler: new SchemaCompiler() }
     this.#staging = staging
     try {
       await this.loadingFrom(source, load)
+      for (const name of staging.entries.keys()) {
+        const taken = this.#entries.get(name)
+        if (taken !== undefined && taken.source !== source) {
+          throw new ToolhostError('E_DUPLICATE_TOOL', `tool "${name}" is registered twice: by ${taken.source ?? '(code outside a plugin file)'} and by ${source}; rename one of them`, { details: { name, first: taken.source, second: source } })
+        }
+      }
+    } catch (error) {
+      // Nothing changes: the staged registrations give back the schemas they took.
+      for (const entry of staging.entries.values()) this.#releaseEntry(entry)
+      throw error
     } finally {
       this.#staging = undefined
-    }
-    for (const name of staging.entries.keys()) {
-      const taken = this.#entries.get(name)
-      if (taken !== undefined && taken.source !== source) {
-        throw new ToolhostError('E_DUPLICATE_TOOL', `tool "${name}" is registered twice: by ${taken.source ?? '(code outside a plugin file)'} and by ${source}; rename one of them`, { details: { name, first: taken.source, second: source } })
-      }
     }
     const old = [...this.#entries.values()].filter((entry) => entry.source === source)
     for (const entry of old) this.#forget(entry)
     for (const [name, entry] of staging.entries) this.#entries.set(name, entry)
     if (old.length > 0 || staging.entries.size > 0) this.#changed()
     return [...staging.entries.keys()].sort()
+  }
+
+  // Tools with the same schema text share one validator. A schema with an `$id`, or a `$ref` to
+  // another document, depends on what else ajv holds: it always compiles at registration.
+  #slotFor(schema: JsonSchema, compiler: SchemaCompiler, invalid: (error: unknown) => ToolhostError): SchemaSlot {
+    let text: string
+    try {
+      text = JSON.stringify(schema)
+    } catch (error) {
+      throw invalid(error)
+    }
+    const existing = this.#slots.get(text)
+    if (existing) {
+      existing.users++
+      return existing
+    }
+    const key = /"\$id"|"\$ref":"(?!#)/.test(text) ? undefined : this.#known.keyOf(text)
+    const slot: SchemaSlot = { text, schema, compiler, validate: undefined, users: 1 }
+    if (key === undefined || !this.#known.has(key)) {
+      try {
+        slot.validate = compiler.compile(schema)
+      } catch (error) {
+        throw invalid(error)
+      }
+      if (key !== undefined) this.#known.add(key)
+    }
+    this.#slots.set(text, slot)
+    return slot
+  }
+
+  #invalidSchema(tool: AnyTool, source: string | undefined, what: string, error: unknown): ToolhostError {
+    if (error instanceof ToolhostError && error.code === 'E_SCHEMA_INVALID') return new ToolhostError('E_SCHEMA_INVALID', `tool "${tool.name}"${source ? ` (${source})` : ''} has an invalid ${what}: ${error.message}`, { cause: error })
+    return new ToolhostError('E_SCHEMA_INVALID', `tool "${tool.name}"${source ? ` (${source})` : ''} has an invalid ${what}: ${describeThrown(error)}`, { cause: error })
+  }
+
+  // First use of a schema known to compile. It is not checked against the meta-schema again (it
+  // passed, under the same set-up; compiling the meta-schema is most of a first compile's cost).
+  // Should it fail after all (the cache outlived a change it could not see), the tool's calls are
+  // refused with the reason instead of the batch throwing.
+  #compileLate(tool: AnyTool, slot: SchemaSlot): ValidateFunction {
+    try {
+      slot.key = `toolhost:known:${++this.#knownSeq}`
+      slot.validate = slot.compiler.compileKnown(slot.schema, slot.key)
+    } catch (error) {
+      const refuse = (() => false) as unknown as ValidateFunction
+      refuse.errors = [{ keyword: 'schema', instancePath: '', schemaPath: '#', params: {}, message: `cannot be checked: the tool ${tool.name} has an invalid schema (${describeThrown(error)})` }]
+      slot.validate = refuse
+    }
+    return slot.validate
+  }
+
+  /** Writes the schemas compiled so far to the known-schemas cache now (the plugin loader calls it after a load). */
+  saveKnownSchemas(): void {
+    this.#known.save()
+  }
+
+  /** The names of the tools a plugin file registered (in registration order; no sorting, so loading n files stays linear). */
+  namesFrom(source: string): string[] {
+    const names: string[] = []
+    for (const entry of this.#entries.values()) if (entry.source === source) names.push(entry.tool.name)
+    return names
   }
 
   /** Removes a tool; returns whether it was there. */
@@ -245,15 +340,22 @@ export class ToolRegistry {
     this.#changed()
   }
 
-  // ajv keeps every compiled schema (and its `$id`); drop it too, or re-registering a schema with an
-  // `$id` after a reload would fail with "schema with key or id already exists".
-  #forget(entry: RegistryEntry): void {
+  // ajv keeps every compiled schema (and its `$id`); drop it with its last tool, or re-registering a
+  // schema with an `$id` after a reload would fail with "schema with key or id already exists".
+  #forget(entry: Entry): void {
     this.#entries.delete(entry.tool.name)
-    for (const schema of [entry.tool.parameters, entry.tool.outputSchema]) {
-      if (schema === undefined) continue
-      const shared = [...this.#entries.values()].some((e) => e.tool.parameters === schema || e.tool.outputSchema === schema)
-      if (!shared) this.#ajv.removeSchema(schema)
-    }
+    this.#releaseEntry(entry)
+  }
+
+  #releaseEntry(entry: Entry): void {
+    this.#release(entry.slot)
+    if (entry.outputSlot) this.#release(entry.outputSlot)
+  }
+
+  #release(slot: SchemaSlot): void {
+    if (--slot.users > 0) return
+    this.#slots.delete(slot.text)
+    if (slot.validate) slot.compiler.removeSchema(slot.schema, slot.key)
   }
 
   #changed(): void {

@@ -1,9 +1,13 @@
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
-import { Ajv2020 } from 'ajv/dist/2020.js'
+import { createRequire } from 'node:module'
+import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv'
 import type { RegExpEngine } from 'ajv/dist/types/index.js'
 import { ToolhostError } from './errors.js'
 import { compileLinearRegex } from './linear-regex.js'
 import type { JsonSchema } from './types.js'
+
+// ajv loads with the first validator built, not with this module: a start-up that compiles no
+// schema (every plugin schema known good from an earlier run, see registry.ts) never pays for it.
+const lazyRequire = createRequire(import.meta.url)
 
 /** The JSON Schema dialects toolhost validates: draft-07 and 2020-12. */
 export type SchemaDialect = 'draft-07' | '2020-12'
@@ -55,7 +59,12 @@ export function createAjv(dialect: SchemaDialect = DEFAULT_SCHEMA_DIALECT): Ajv 
   // The standard format names are accepted as annotations (not checked: no format library is
   // bundled), so a schema written for any JSON Schema tool compiles; a misspelt format still fails.
   const options: Options = { ...AJV_OPTIONS, formats: Object.fromEntries(ANNOTATION_FORMATS.map((name) => [name, true as const])), code: { regExp: linearPattern } }
-  return dialect === '2020-12' ? new Ajv2020(options) : new Ajv(options)
+  if (dialect === '2020-12') {
+    const { Ajv2020 } = lazyRequire('ajv/dist/2020') as typeof import('ajv/dist/2020.js')
+    return new Ajv2020(options)
+  }
+  const { Ajv: AjvClass } = lazyRequire('ajv') as typeof import('ajv')
+  return new AjvClass(options)
 }
 
 const AJV_OPTIONS: Options = {
@@ -88,15 +97,27 @@ export class SchemaCompiler {
     return this.#ajvFor(schemaDialect(schema)).compile(schema)
   }
 
-  /** Forgets a compiled schema (and its `$id`), so it may be compiled again after a reload. */
-  removeSchema(schema: JsonSchema): void {
+  /**
+   * The validator of a schema known to compile (it did, under the same set-up), added under `key`
+   * without checking it against its meta-schema again: most of a first compile's cost.
+   */
+  compileKnown(schema: JsonSchema, key: string): ValidateFunction {
+    const ajv = this.#ajvFor(schemaDialect(schema))
+    ajv.addSchema(schema, key, undefined, false)
+    const validate = ajv.getSchema(key) as ValidateFunction | undefined
+    if (!validate) throw new Error('ajv kept no validator')
+    return validate
+  }
+
+  /** Forgets a compiled schema (and its `$id`), or the one added under `key`, so it may be compiled again after a reload. */
+  removeSchema(schema: JsonSchema, key?: string): void {
     let dialect: SchemaDialect
     try {
       dialect = schemaDialect(schema)
     } catch {
       return // never compiled
     }
-    this.#ajv.get(dialect)?.removeSchema(schema)
+    this.#ajv.get(dialect)?.removeSchema(key ?? schema)
   }
 
   #ajvFor(dialect: SchemaDialect): Ajv {

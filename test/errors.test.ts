@@ -8,6 +8,7 @@ import { defineTool } from '../src/define-tool.js'
 import { describeThrown, ERROR_CODES, isErrorCode, isToolhostError, ToolhostError, type ErrorCode } from '../src/errors.js'
 import { createHost, type Host } from '../src/host.js'
 import { loadPlugins } from '../src/loader/load-plugins.js'
+import { silentLogger } from '../src/logger.js'
 import { registry, ToolRegistry } from '../src/registry.js'
 import type { ToolCall } from '../src/types.js'
 
@@ -24,6 +25,7 @@ beforeAll(async () => {
     config: { plugins: { dirs: [] }, env_file: '', availability: { check_timeout_ms: 100 }, permissions: { mode: 'bypass' } },
     plugins: ['test/fixtures/plugins/calls', 'test/fixtures/plugins/gated'],
     root,
+    log: silentLogger,
   })
 })
 

@@ -4,6 +4,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { ERROR_CODES } from '../src/errors.js'
 import { createHost, type Host } from '../src/host.js'
+import { silentLogger } from '../src/logger.js'
 import { registry } from '../src/registry.js'
 import type { ToolCall } from '../src/types.js'
 import { countOf, resetCounters } from './fixtures/counters.js'
@@ -30,6 +31,7 @@ beforeAll(async () => {
     plugins: [CALLS, GATED],
     root,
     env: { TOOLHOST_FIXTURE_TOKEN: 'secret' },
+    log: silentLogger,
   })
   expect(host.pluginReport.failed).toEqual([])
 })

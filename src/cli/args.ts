@@ -1,29 +1,84 @@
 import { parseArgs } from 'node:util'
+import { suggestNames } from '../dispatch/suggest.js'
 import { ToolhostError } from '../errors.js'
 
-export const USAGE = `toolhost — a host for LLM-agent tools written as plugins
+/** Each command: its synopsis, one line on what it does, and what `toolhost help CMD` adds. */
+export const COMMANDS: Readonly<Record<string, { synopsis: string; summary: string; more: string }>> = {
+  list: {
+    synopsis: 'toolhost list [--json]',
+    summary: 'tools, availability and why a tool is hidden',
+    more: '--json prints {"tools": [{name, toolset, description, available, reason?}]}. A plugin that failed to load is reported on stderr.',
+  },
+  doctor: {
+    synopsis: 'toolhost doctor',
+    summary: 'config, env, plugins that failed to load, and why',
+    more: 'One fact a line: the config file, the workspace root, the .env file and the variables it set (names only), the permission mode, each plugin file and its tools, the hidden tools and why. Exits 1 when a plugin failed to load or an MCP server is down.',
+  },
+  call: {
+    synopsis: "toolhost call NAME [JSON] [--json]",
+    summary: 'one call',
+    more: `JSON is the raw argument text, as a model would send it (omitted means {}); quote it: toolhost call echo '{"text":"hi"}'. Prints the result's content, or "error CODE: MESSAGE" on stderr and exits 1; --json prints the whole result.`,
+  },
+  run: {
+    synopsis: 'toolhost run FILE|- [--mode M] [--json] [--trace] [--trace-file F]',
+    summary: 'a batch (OpenAI tool_calls or Anthropic tool_use blocks)',
+    more: 'FILE (or - for standard input) holds the calls in any model format. Results come back in call order; --trace adds a timeline of what ran when and what waited for what; --mode graph|partition|batch|serial picks the scheduling.',
+  },
+  explain: {
+    synopsis: 'toolhost explain FILE|- [--mode M] [--json]',
+    summary: 'the plan: footprints, who waits for whom and why; runs nothing',
+    more: 'For each call: what it touches, what the permission system would decide, and which earlier calls it would wait for and why. Nothing runs.',
+  },
+  serve: {
+    synopsis: 'toolhost serve [--http PORT] [--watch]',
+    summary: 'MCP server over stdio (default) or Streamable HTTP',
+    more: 'Over stdio, stdout carries only MCP messages. --http PORT serves Streamable HTTP at /mcp on serve.host (127.0.0.1; port 0 picks a free one). --watch reloads plugin files when they change.',
+  },
+  'new-plugin': {
+    synopsis: 'toolhost new-plugin NAME',
+    summary: 'write a plugin and its test into the current project',
+    more: "Writes plugins/NAME.ts (or .mjs in a project without TypeScript) importing 'toolhost', and a test for your project's runner: vitest when the project uses it, else node --test. Never overwrites a file.",
+  },
+  demo: {
+    synopsis: 'toolhost demo',
+    summary: 'the built-in tools, then a sample batch on a scratch copy (what npm start runs)',
+    more: 'Runs the sample batch on a fresh temporary copy of examples/workspace: nothing in the current folder is read or changed.',
+  },
+  help: {
+    synopsis: 'toolhost help [COMMAND]',
+    summary: 'this text, or one command in more detail',
+    more: 'Also: toolhost COMMAND --help.',
+  },
+}
 
-usage:
-  toolhost list [--json]                             tools, availability and why a tool is hidden
-  toolhost doctor                                    config, env, plugins that failed to load, and why
-  toolhost call NAME [JSON] [--json]                 one call
-  toolhost run FILE|- [--mode M] [--json] [--trace] [--trace-file F]
-                                                     a batch (OpenAI tool_calls or Anthropic tool_use blocks)
-  toolhost explain FILE|- [--mode M] [--json]        the plan: footprints, who waits for whom and why; runs nothing
-  toolhost serve [--http PORT] [--watch]             MCP server over stdio (default) or Streamable HTTP
-  toolhost new-plugin NAME                           write plugins/NAME.ts and its test from a template
-  toolhost demo                                      what npm start runs: the built-in tools on a sample batch
-
-global options:
-  --config FILE             config file (default ./config.yaml)
+const GLOBAL_OPTIONS = `global options:
+  --config FILE             config file (default ./config.yaml; none means the defaults)
   --root DIR                workspace root (default: workspace.root, else the current folder)
   --plugins DIR             an extra plugin folder (repeatable)
   --permission-mode MODE    ask | accept-edits | auto | plan | bypass
   --yes                     approve every call that would ask (non-interactive use)
   --trace-file FILE         write the calls as a Chrome trace (open it in Perfetto or chrome://tracing)
-  -h, --help                this text
+  -h, --help                help; toolhost help COMMAND for one command
+  -v, --version             the version`
 
-exit codes: 0 all calls ok, 1 some call failed, 2 usage or configuration error`
+export const USAGE = `toolhost — a host for LLM-agent tools written as plugins
+
+usage:
+${Object.values(COMMANDS)
+  .map((c) => `  ${c.synopsis.padEnd(51)}${c.summary}`)
+  .join('\n')}
+
+${GLOBAL_OPTIONS}
+
+exit codes: 0 all calls ok, 1 some call failed, 2 usage or configuration error
+manual: the docs/ folder of the toolhost package (docs/cli.md: every command)`
+
+/** The help of one command (`toolhost help CMD`, `toolhost CMD --help`). */
+export function commandHelp(command: string): string {
+  const c = COMMANDS[command]
+  if (!c) throw unknownCommand(command)
+  return `${c.synopsis}\n\n${c.summary[0]!.toUpperCase()}${c.summary.slice(1)}. ${c.more}\n\n${GLOBAL_OPTIONS}`
+}
 
 export interface CliArgs {
   command: string | undefined
@@ -40,9 +95,10 @@ export interface CliArgs {
   http: string | undefined
   watch: boolean
   help: boolean
+  version: boolean
 }
 
-/** Parses argv (without node and the script); unknown options are a usage error. */
+/** Parses argv (without node and the script); an unknown option or command is a usage error. */
 export function parseCliArgs(argv: readonly string[]): CliArgs {
   let parsed
   try {
@@ -63,13 +119,15 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
         http: { type: 'string' },
         watch: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
       },
     })
   } catch (error) {
-    throw new ToolhostError('E_USAGE', `${(error as Error).message}\n\n${USAGE}`)
+    throw usageError(error as Error & { code?: string }, argv)
   }
   const { values, positionals } = parsed
   const [command, ...rest] = positionals
+  if (command !== undefined && !Object.hasOwn(COMMANDS, command)) throw unknownCommand(command)
   const mode = values.mode
   if (mode !== undefined && !['graph', 'partition', 'batch', 'serial'].includes(mode)) {
     throw new ToolhostError('E_USAGE', `--mode must be one of graph, partition, batch, serial; got ${JSON.stringify(mode)}`)
@@ -93,5 +151,20 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     http: values.http,
     watch: values.watch ?? false,
     help: values.help ?? false,
+    version: values.version ?? false,
   }
+}
+
+// One line, and where to look: node's own message for an unknown option is three sentences.
+function usageError(error: Error & { code?: string }, argv: readonly string[]): ToolhostError {
+  const command = argv.find((a) => Object.hasOwn(COMMANDS, a))
+  const pointer = `see toolhost ${command ? `${command} ` : ''}--help`
+  const unknown = /^Unknown option '([^']+)'/.exec(error.message)
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && unknown) return new ToolhostError('E_USAGE', `unknown option ${unknown[1]}; ${pointer}`)
+  return new ToolhostError('E_USAGE', `${error.message.split('. ')[0]!.replace(/\.$/, '')}; ${pointer}`)
+}
+
+function unknownCommand(command: string): ToolhostError {
+  const close = suggestNames(command, Object.keys(COMMANDS))
+  return new ToolhostError('E_USAGE', `unknown command "${command}"${close.length > 0 ? ` (did you mean ${close.join(' or ')}?)` : ''}; see toolhost --help`)
 }

@@ -21,7 +21,8 @@ export async function listCommand(host: Host, args: CliArgs, io: Output): Promis
     const a = availability.get(t.name)
     return { name: t.name, toolset: t.toolset, description: t.description, available: a?.available ?? false, ...(a?.reason ? { reason: a.reason } : {}) }
   })
-  for (const f of host.pluginReport.failed) io.err(`plugin ${f.file} failed to load: ${f.message}`)
+  // A plugin that failed to load is already reported on stderr, once, by createHost's logger.
+  if (tools.length === 0) io.err(whyNoTools(host))
   if (args.json) {
     io.out(JSON.stringify({ tools }, null, 2))
     return 0
@@ -36,16 +37,27 @@ export async function listCommand(host: Host, args: CliArgs, io: Output): Promis
   return 0
 }
 
+/** Why a host has no tool at all, and what to do about it. */
+function whyNoTools(host: Host): string {
+  const reasons: string[] = []
+  const builtins = host.config.plugins.builtins
+  if (builtins === false || (Array.isArray(builtins) && builtins.length === 0)) reasons.push(`the built-in tools are off (plugins.builtins: ${JSON.stringify(builtins)}${host.configFile ? ` in ${host.configFile}` : ''})`)
+  const { loaded, failed, missingDirs = [] } = host.pluginReport
+  if (failed.length > 0) reasons.push(`${failed.length} plugin file${failed.length === 1 ? '' : 's'} failed to load (toolhost doctor says why)`)
+  else if (loaded.length === 0) reasons.push(`no plugin file was found${missingDirs.length > 0 ? ` (no folder ${missingDirs.join(', ')})` : ''}`)
+  else reasons.push(`the ${loaded.length} plugin file${loaded.length === 1 ? '' : 's'} loaded registered no tool`)
+  return `toolhost: no tools: ${reasons.join('; ')}. Write one with npx toolhost new-plugin NAME (into ./plugins), or name a folder with --plugins DIR.`
+}
+
 /** `toolhost doctor`: config, env, plugins, hidden tools; exit 1 when something needs fixing. */
 export async function doctorCommand(host: Host, _args: CliArgs, io: Output): Promise<number> {
   const c = host.config
   io.out(`config:        ${host.configFile ?? '(none found; defaults)'}`)
   io.out(`root:          ${host.root}`)
-  const envFile = c.env_file === '' ? undefined : underRoot(host.root, c.env_file)
-  io.out(`env file:      ${envFile === undefined ? '(disabled)' : `${envFile}${existsSync(envFile) ? '' : ' (not found)'}`}`)
+  io.out(`env file:      ${describeEnvFile(host)}`)
   io.out(`mode:          ${host.mode}, max_workers ${host.maxWorkers}, timeout ${c.dispatch.timeout_ms} ms`)
   const rules = c.permissions.allow.length + c.permissions.ask.length + c.permissions.deny.length
-  io.out(`permissions:   ${c.permissions.mode}, ${rules} rule${rules === 1 ? '' : 's'} (allow ${c.permissions.allow.length}, ask ${c.permissions.ask.length}, deny ${c.permissions.deny.length}), audit log ${underRoot(host.root, c.permissions.audit_log)}`)
+  io.out(`permissions:   ${c.permissions.mode}, ${rules} rule${rules === 1 ? '' : 's'} (allow ${c.permissions.allow.length}, ask ${c.permissions.ask.length}, deny ${c.permissions.deny.length}), audit log ${c.permissions.audit_log === '' ? 'off' : underRoot(host.root, c.permissions.audit_log)}`)
   io.out(`sandbox:       ${host.services.processes.sandboxStatus}`)
   const servers = host.services.mcpClients ?? []
   if (servers.length > 0) io.out(`mcp servers:   ${servers.filter((m) => m.connected).length} of ${servers.length} connected`)
@@ -58,6 +70,15 @@ export async function doctorCommand(host: Host, _args: CliArgs, io: Output): Pro
   io.out(`tools:         ${host.registry.list().length} registered, ${hidden.length} hidden`)
   for (const h of hidden) io.out(`  hidden  ${h.name}: ${h.reason}`)
   return host.pluginReport.failed.length > 0 || servers.some((m) => !m.connected) ? 1 : 0
+}
+
+// Names only: a value from .env may be a secret, and doctor's output is pasted into issues.
+function describeEnvFile(host: Host): string {
+  const env = host.envFile
+  if (env === undefined) return '(disabled)'
+  if (!existsSync(env.file)) return `${env.file} (not found)`
+  if (env.set.length === 0) return `${env.file} (read; it set no variable)`
+  return `${env.file} (set ${env.set.join(', ')})`
 }
 
 /** `toolhost call NAME [JSON]`: one call; prints its content (or the result with --json). */
@@ -101,7 +122,12 @@ export function readBatch(file: string | undefined): ReturnType<typeof parseBatc
 
 /** `toolhost run FILE|-`: a batch; results in call order; `--trace` adds timings and the plan. */
 export async function runCommand(host: Host, args: CliArgs, io: Output): Promise<number> {
-  const calls = readBatch(args.positionals[0])
+  const results = await runAndPrint(host, readBatch(args.positionals[0]), args, io)
+  return results.every((r) => r.ok) ? 0 : 1
+}
+
+/** Runs a batch and prints its results (and, with `--trace`, the timeline); resolves with the results. */
+export async function runAndPrint(host: Host, calls: ReturnType<typeof parseBatch>, args: CliArgs, io: Output): Promise<ToolResult[]> {
   const mode = (args.mode as Host['mode'] | undefined) ?? host.mode
   const waits = new Map<string, Wait[]>()
   const stop = host.onEvent((e) => {
@@ -128,7 +154,7 @@ export async function runCommand(host: Host, args: CliArgs, io: Output): Promise
     }
     if (args.trace) io.out(`\n${mode} mode timeline:\n${renderTimeline(results, waits)}`)
   }
-  return results.every((r) => r.ok) ? 0 : 1
+  return results
 }
 
 /** `toolhost explain FILE|-`: the plan without running anything. */

@@ -1,38 +1,57 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { CliArgs } from './args.js'
-import { listCommand, runCommand, type Output } from './commands.js'
+import { listCommand, readBatch, runAndPrint, type Output } from './commands.js'
 import { createHostForCli } from './main.js'
+import { packageRoot } from './package-info.js'
 import { approveEverything } from '../permissions/approvals.js'
-import { PERMISSION_MODES } from '../permissions/modes.js'
+import type { PermissionMode } from '../config/types.js'
 
-const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url))
+/** The calls of examples/demo-batch.json that fail on purpose (an unknown tool, a mistyped argument). */
+const ON_PURPOSE = ['call_typo', 'call_bad_args']
 
 /**
- * What `npm start` shows: the built-in tools and their availability, then a sample batch run on a
- * scratch copy of `examples/workspace` with its timeline (what ran together, what waited and why).
+ * What `npm start` and `npx toolhost demo` show: the built-in tools, then a sample batch of tool
+ * calls run on a fresh temporary copy of `examples/workspace` (nothing in the current folder is
+ * read or written), with its timeline: what ran together, what waited and why.
  */
 export async function demoCommand(args: CliArgs, io: Output): Promise<number> {
+  const examples = path.join(packageRoot(), 'examples')
+  const batch = path.join(examples, 'demo-batch.json')
+  const calls = readBatch(batch)
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'toolhost-demo-'))
-  cpSync(path.join(EXAMPLES, 'workspace'), scratch, { recursive: true })
-  // The demo never stops to ask (CI runs it without a terminal): accept-edits lets its file edits
-  // run, and a call that would ask is answered E_DENIED, unless --permission-mode or --yes says otherwise.
-  const permissionMode = (args.permissionMode ?? 'accept-edits') as keyof typeof PERMISSION_MODES
-  const host = await createHostForCli(args, { root: scratch, options: { permissionMode, approve: args.yes ? approveEverything : undefined } })
+  cpSync(path.join(examples, 'workspace'), scratch, { recursive: true })
+  // The demo never stops to ask (CI runs it without a terminal): its file edits run on the scratch
+  // copy, and a call that would ask is refused, unless --permission-mode or --yes says otherwise.
+  const permissionMode: PermissionMode = (args.permissionMode as PermissionMode | undefined) ?? 'accept-edits'
+  const host = await createHostForCli(args, { root: scratch, options: { permissionMode, approve: args.yes ? approveEverything : undefined } }, io)
   try {
-    io.out(`permission mode: ${permissionMode} (${PERMISSION_MODES[permissionMode]})${args.yes ? '; --yes approves every call that asks' : '; a call that would ask is denied with E_DENIED (no one is asked in the demo)'}\n`)
-    io.out('== toolhost list ==')
+    io.out('toolhost demo: first the tools toolhost comes with, then one batch of')
+    io.out(`${calls.length} tool calls, as a model would send them, run on a scratch copy of a small project.`)
+    io.out('Calls that cannot interfere run together; a call that touches what another writes waits for it.')
+    io.out('Nothing in the current folder is read or changed.\n')
+    io.out('== the tools (npx toolhost list) ==')
     await listCommand(host, { ...args, json: false }, io)
-    const batch = path.join(EXAMPLES, 'demo-batch.json')
-    io.out(`\n== toolhost run ${path.relative(process.cwd(), batch)} --trace (root: a scratch copy of examples/workspace) ==`)
-    await runCommand(host, { ...args, json: false, trace: true, positionals: [batch] }, io)
+    io.out(`\n== the batch (${relativeOrAbsolute(batch)}), run with --trace ==`)
+    const results = await runAndPrint(host, calls, { ...args, json: false, trace: true }, io)
+    const failed = results.filter((r) => !r.ok).map((r) => r.id)
+    if (failed.join() !== ON_PURPOSE.join()) {
+      io.err(`\ntoolhost demo: the batch did not go as it should: failed ${failed.join(', ') || 'nothing'}, expected only ${ON_PURPOSE.join(', ')} to fail; \`npx toolhost doctor\` shows what is missing`)
+      return 1
+    }
     io.out('\nThe two failed calls are on purpose: a misspelt tool name and a mistyped argument each get an error result the model can act on, and the rest of the batch runs.')
-    io.out('Try: toolhost explain examples/demo-batch.json · toolhost run examples/demo-batch.json --json --trace · toolhost doctor')
+    io.out(`Try: npx toolhost call echo '{"text":"hi"}'  ·  npx toolhost explain ${relativeOrAbsolute(batch)}  ·  npx toolhost doctor  ·  npx toolhost --help`)
     return 0
   } finally {
     await host.close()
     rmSync(scratch, { recursive: true, force: true })
   }
+}
+
+// A path the reader can paste from where they are: relative when it is below the current folder.
+function relativeOrAbsolute(file: string): string {
+  const relative = path.relative(process.cwd(), file)
+  const shown = relative.startsWith('..') || path.isAbsolute(relative) ? file : relative
+  return /^[\w./@+-]+$/.test(shown) ? shown : `'${shown}'`
 }

@@ -1,48 +1,55 @@
 import { isToolhostError } from '../errors.js'
-import { createHost, type Host, type HostOptions } from '../host.js'
+import type { Host, HostOptions } from '../host.js'
+import { commandHelp, parseCliArgs, USAGE, type CliArgs } from './args.js'
+import type { Output } from './commands.js'
 import { createLogger } from '../logger.js'
-import { registry } from '../registry.js'
-import { guardStrayErrors } from '../stray-errors.js'
-import { parseCliArgs, USAGE, type CliArgs } from './args.js'
-import { callCommand, doctorCommand, explainCommand, listCommand, runCommand, type Output } from './commands.js'
-import { demoCommand } from './demo.js'
-import { askOnTerminal, isInteractive } from './terminal-ask.js'
-import { cliPermissionOptions } from './terminal-approve.js'
+import { packageVersion } from './package-info.js'
 
 type Command = (host: Host, args: CliArgs, io: Output) => Promise<number>
-
-const COMMANDS: Record<string, Command> = {
-  list: listCommand,
-  doctor: doctorCommand,
-  call: callCommand,
-  run: runCommand,
-  explain: explainCommand,
-}
 
 const consoleOutput: Output = {
   out: (text) => process.stdout.write(text + '\n'),
   err: (text) => process.stderr.write(text + '\n'),
 }
 
-/** Runs the CLI; resolves with the exit code (0 ok, 1 a call failed, 2 usage or configuration). */
+/**
+ * Runs the CLI; resolves with the exit code (0 ok, 1 a call failed, 2 usage or configuration).
+ * Only the argument parser loads up front: `--help` and `--version` never load the host, and each
+ * command loads what it needs (serve alone loads the MCP SDK).
+ */
 export async function main(argv: readonly string[], io: Output = consoleOutput): Promise<number> {
   let host: Host | undefined
   try {
     const args = parseCliArgs(argv)
-    if (args.help || !args.command) {
-      io.out(USAGE)
-      return args.help ? 0 : 2
+    if (args.version) {
+      io.out(packageVersion())
+      return 0
     }
-    if (args.command === 'demo') return await demoCommand(args, io)
-    // Loaded on demand: serve pulls in the MCP SDK, which every other command would pay for at start-up.
-    if (args.command === 'serve') return await (await import('./serve.js')).serveCommand(args, io)
-    if (args.command === 'new-plugin') return (await import('./new-plugin.js')).newPluginCommand(args, io)
-    const command = COMMANDS[args.command]
-    if (!command) {
-      io.err(`unknown command "${args.command}"\n\n${USAGE}`)
+    if (args.help) {
+      io.out(args.command ? commandHelp(args.command) : USAGE)
+      return 0
+    }
+    if (args.command === 'help') {
+      io.out(args.positionals[0] === undefined ? USAGE : commandHelp(args.positionals[0]))
+      return 0
+    }
+    if (!args.command) {
+      io.out(USAGE)
       return 2
     }
-    host = await createHostForCli(args)
+    if (args.command === 'demo') return await (await import('./demo.js')).demoCommand(args, io)
+    if (args.command === 'serve') return await (await import('./serve.js')).serveCommand(args, io)
+    if (args.command === 'new-plugin') return (await import('./new-plugin.js')).newPluginCommand(args, io)
+    const commands = await import('./commands.js')
+    const byName: Record<string, Command> = {
+      list: commands.listCommand,
+      doctor: commands.doctorCommand,
+      call: commands.callCommand,
+      run: commands.runCommand,
+      explain: commands.explainCommand,
+    }
+    const command = byName[args.command]!
+    host = await createHostForCli(args, {}, io)
     return await command(host, args, io)
   } catch (error) {
     if (isToolhostError(error)) {
@@ -62,6 +69,7 @@ export async function main(argv: readonly string[], io: Output = consoleOutput):
  * even if a plugin left a timer, an interval or a socket behind.
  */
 export async function runCli(argv: readonly string[]): Promise<never> {
+  const [{ guardStrayErrors }, { registry }] = await Promise.all([import('../stray-errors.js'), import('../registry.js')])
   guardStrayErrors({ log: createLogger(), registry })
   const code = await main(argv)
   await Promise.all([flushed(process.stdout), flushed(process.stderr)])
@@ -75,8 +83,12 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
   })
 }
 
-/** The host as the CLI sets it up: config, root, extra plugin folders, a terminal to ask on. */
-export async function createHostForCli(args: CliArgs, overrides: { root?: string; config?: string; options?: Partial<HostOptions> } = {}): Promise<Host> {
+/**
+ * The host as the CLI sets it up: config, root, extra plugin folders, a terminal to ask on, and its
+ * log lines (a plugin that failed to load, warnings) written through `io.err`, once.
+ */
+export async function createHostForCli(args: CliArgs, overrides: { root?: string; config?: string; options?: Partial<HostOptions> } = {}, io: Output = consoleOutput): Promise<Host> {
+  const [{ createHost }, { askOnTerminal, isInteractive }, { cliPermissionOptions }] = await Promise.all([import('../host.js'), import('./terminal-ask.js'), import('./terminal-approve.js')])
   const root = overrides.root ?? args.root
   const config = overrides.config ?? args.config
   return createHost({
@@ -84,6 +96,7 @@ export async function createHostForCli(args: CliArgs, overrides: { root?: string
     ...(root !== undefined ? { root } : {}),
     plugins: args.plugins,
     ...(args.traceFile !== undefined ? { traceFile: args.traceFile } : {}),
+    log: createLogger(undefined, io.err),
     ...(args.mode ? { mode: args.mode as Host['mode'] } : {}),
     ...(isInteractive() ? { ask: askOnTerminal } : {}),
     ...cliPermissionOptions(args),

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ToolhostError } from '../errors.js'
@@ -8,44 +8,71 @@ import type { Output } from './commands.js'
 /** A plugin name: a tool name and a file name at once (lower case, digits, `_`; starts with a letter). */
 export const PLUGIN_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/
 
-const TEMPLATES = fileURLToPath(new URL('../../templates/', import.meta.url))
+const TEMPLATES = fileURLToPath(new URL('./templates/', import.meta.url))
+
+/** What the project in `cwd` is written in and tested with, as new-plugin reads it from package.json and tsconfig.json. */
+export interface ProjectKind {
+  /** TypeScript when the project has a tsconfig.json or depends on typescript; else JavaScript (.mjs). */
+  typescript: boolean
+  /** vitest when the project depends on it; else Node's own runner (`node --test`). */
+  runner: 'vitest' | 'node'
+}
 
 /**
- * Writes `plugins/NAME.ts` and `test/plugins/NAME.test.ts` under `cwd` from the templates. Refuses
- * a bad name and never overwrites: both files are checked before either is written.
+ * Reads what a project is written in and tested with: its package.json dependencies (any kind) and
+ * a tsconfig.json beside it.
  *
  * @example
- * writePluginFiles('weather', process.cwd()) // { plugin: '…/plugins/weather.ts', test: '…/test/plugins/weather.test.ts' }
+ * detectProject('/home/me/app') // { typescript: true, runner: 'vitest' }
  */
-export function writePluginFiles(name: string, cwd: string): { plugin: string; test: string } {
+export function detectProject(cwd: string): ProjectKind {
+  let dependencies: Record<string, unknown> = {}
+  try {
+    const manifest = JSON.parse(readFileSync(path.join(cwd, 'package.json'), 'utf8')) as Record<string, Record<string, unknown> | undefined>
+    dependencies = { ...manifest.dependencies, ...manifest.devDependencies, ...manifest.peerDependencies, ...manifest.optionalDependencies }
+  } catch {
+    // No package.json (or not JSON): a plain JavaScript folder.
+  }
+  return {
+    typescript: existsSync(path.join(cwd, 'tsconfig.json')) || Object.hasOwn(dependencies, 'typescript'),
+    runner: Object.hasOwn(dependencies, 'vitest') ? 'vitest' : 'node',
+  }
+}
+
+/**
+ * Writes `plugins/NAME.ts` (`.mjs` in a JavaScript project) and its test under `cwd`, from the
+ * templates: a vitest test (`test/plugins/NAME.test.ts`, or `.test.mjs`) when the project uses
+ * vitest, else a `node --test` one (`test/plugins/NAME.test.mjs`). Both import `'toolhost'`, never a
+ * path. Refuses a bad name and never overwrites: every file is checked before any is written.
+ *
+ * @example
+ * writePluginFiles('weather', process.cwd()) // { plugin: '…/plugins/weather.ts', test: '…/test/plugins/weather.test.ts', runner: 'vitest' }
+ */
+export function writePluginFiles(name: string, cwd: string, kind: ProjectKind = detectProject(cwd)): { plugin: string; test: string; runner: ProjectKind['runner'] } {
   if (!PLUGIN_NAME_PATTERN.test(name)) {
     throw new ToolhostError('E_USAGE', `new-plugin: the name must be lower case letters, digits and _ (starting with a letter, at most 64 characters), e.g. "weather_lookup"; got ${JSON.stringify(name)}`)
   }
-  const plugin = path.join(cwd, 'plugins', `${name}.ts`)
-  const test = path.join(cwd, 'test', 'plugins', `${name}.test.ts`)
-  const pluginDir = path.dirname(plugin)
-  const fill = (template: string, file: string): string =>
+  const plugin = path.join(cwd, 'plugins', `${name}.${kind.typescript ? 'ts' : 'mjs'}`)
+  // Node 20's test runner cannot read TypeScript: its test is JavaScript whatever the plugin is.
+  const test = path.join(cwd, 'test', 'plugins', `${name}.test.${kind.runner === 'vitest' && kind.typescript ? 'ts' : 'mjs'}`)
+  const fill = (template: string): string =>
     readFileSync(path.join(TEMPLATES, template), 'utf8')
       .replaceAll('__NAME__', name)
-      .replaceAll('__INDEX__', posix(path.relative(path.dirname(file), fileURLToPath(new URL('../index.js', import.meta.url)))))
-      .replaceAll('__PLUGIN_DIR__', posix(path.relative(cwd, pluginDir)) || '.')
+      .replaceAll('__FILE__', path.basename(plugin).replace(/\./g, '\\.'))
+      .replaceAll('__TEST_FILE__', posix(path.relative(cwd, test)))
+      .replaceAll('__PLUGIN_DIR__', posix(path.relative(cwd, path.dirname(plugin))))
   const texts = [
-    { file: plugin, text: fill('plugin.ts.tmpl', plugin) },
-    { file: test, text: fill('plugin.test.ts.tmpl', test) },
+    { file: plugin, text: fill(kind.typescript ? 'plugin.ts.tmpl' : 'plugin.mjs.tmpl') },
+    { file: test, text: fill(kind.runner === 'vitest' ? 'plugin.vitest.tmpl' : 'plugin.node-test.tmpl') },
   ]
   for (const { file } of texts) {
-    try {
-      readFileSync(file)
-      throw new ToolhostError('E_USAGE', `new-plugin: ${file} already exists; pick another name or delete the file first`)
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-    }
+    if (existsSync(file)) throw new ToolhostError('E_USAGE', `new-plugin: ${file} already exists; pick another name or delete the file first`)
   }
   for (const { file, text } of texts) {
     mkdirSync(path.dirname(file), { recursive: true })
     writeFileSync(file, text, { flag: 'wx' })
   }
-  return { plugin, test }
+  return { plugin, test, runner: kind.runner }
 }
 
 /**
@@ -58,11 +85,12 @@ export function newPluginCommand(args: CliArgs, io: Output): number {
   const [name] = args.positionals
   if (!name) throw new ToolhostError('E_USAGE', 'new-plugin needs a name: toolhost new-plugin NAME')
   const written = writePluginFiles(name, process.cwd())
-  io.out(`wrote ${written.plugin}\nwrote ${written.test}\nnext: edit the schema and handler, then run npx vitest run ${path.relative(process.cwd(), written.test)}`)
+  const test = posix(path.relative(process.cwd(), written.test))
+  const run = written.runner === 'vitest' ? `npx vitest run ${test}` : `node --test ${test}`
+  io.out(`wrote ${written.plugin}\nwrote ${written.test}\nnext: edit the schema and handler, then run ${run}`)
   return 0
 }
 
 function posix(p: string): string {
-  const s = p.split(path.sep).join('/')
-  return s.startsWith('.') ? s : `./${s}`
+  return p.split(path.sep).join('/')
 }

@@ -1,7 +1,6 @@
 import { ToolhostError } from '../errors.js'
 import type { HostConsole } from '../console/attach-console.js'
 import type { Host } from '../host.js'
-import { isLoopback, serveHttp } from '../mcp/http.js'
 import { notifyOnToolChanges, serveStdio } from '../mcp/server.js'
 import { McpSessions } from '../mcp/sessions.js'
 import type { CliArgs } from './args.js'
@@ -20,7 +19,7 @@ export async function serveCommand(args: CliArgs, io: Output): Promise<number> {
   const host = await createHostForCli(args, {
     // --yes still approves everything; otherwise the calling client is asked (the terminal is the MCP channel).
     options: { audience: 'model', ask: (request, signal) => sessions.ask(request, signal), ...(args.yes ? {} : { approve: sessions.approve }), watch: args.watch },
-  })
+  }, io)
   const stopNotify = notifyOnToolChanges(host, sessions)
   const signalled = untilSignal()
   try {
@@ -29,7 +28,9 @@ export async function serveCommand(args: CliArgs, io: Output): Promise<number> {
       await Promise.race([stdio.closed, signalled.promise])
       await stdio.close()
     } else {
-      const hostConsole = await consoleFor(host, sessions, io)
+      // Loaded only for --http: the Streamable HTTP transport brings an HTTP framework stdio never uses.
+      const { isLoopback, serveHttp } = await import('../mcp/http.js')
+      const hostConsole = await consoleFor(host, sessions, io, isLoopback)
       const endpoint = await serveHttp(host, sessions, { port, hostname: host.config.serve.host, ...(hostConsole ? { routes: hostConsole.routes } : {}) })
       io.err(`toolhost: MCP Streamable HTTP at ${endpoint.url}`)
       if (hostConsole) io.err(`toolhost: console at ${hostConsole.urlAt(new URL(endpoint.url).origin)}`)
@@ -47,7 +48,7 @@ export async function serveCommand(args: CliArgs, io: Output): Promise<number> {
 
 // The console beside /mcp (serve.console): on a loopback address by default, elsewhere only when
 // configured `always`. Loaded only when served.
-async function consoleFor(host: Host, sessions: McpSessions, io: Output): Promise<HostConsole | undefined> {
+async function consoleFor(host: Host, sessions: McpSessions, io: Output, isLoopback: (hostname: string) => boolean): Promise<HostConsole | undefined> {
   const setting = host.config.serve.console
   if (setting === 'off') return undefined
   if (setting === 'loopback' && !isLoopback(host.config.serve.host)) {

@@ -27,7 +27,7 @@ export function defaultConfig(): ToolhostConfig {
   return {
     workspace: { root: '.', deny: ['.env', '.env.*', '.git/**', '.toolhost/**'] },
     env_file: '.env',
-    plugins: { dirs: ['plugins'], watch: false, import_timeout_ms: 15_000 },
+    plugins: { dirs: ['plugins'], builtins: true, watch: false, import_timeout_ms: 15_000 },
     availability: { check_timeout_ms: 2000 },
     dispatch: {
       mode: 'graph',

@@ -1,13 +1,17 @@
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
-import { parseDocument } from 'yaml'
+import { createRequire } from 'node:module'
 import { ToolhostError } from '../errors.js'
+import type { ValidateFunction } from 'ajv'
 import { createAjv, describeSchemaErrors } from '../schema.js'
 import { defaultConfig } from './defaults.js'
 import { CONFIG_SCHEMA } from './schema.js'
 import type { LoadedConfig, ToolhostConfig } from './types.js'
 
-const validateConfig = createAjv().compile(CONFIG_SCHEMA)
+// yaml and the config validator load only when there is a config to read: a host on the defaults
+// (no config.yaml, no config object) starts without either.
+const lazyRequire = createRequire(import.meta.url)
+let validateConfig: ValidateFunction | undefined
 
 /**
  * Reads, validates and merges config.yaml with the defaults. A missing default file means defaults;
@@ -35,6 +39,7 @@ export function loadConfig(options: { file?: string; explicit?: boolean; cwd?: s
 /** Parses and validates config text; `source` names it in errors. Exported for tests and embedding. */
 export function parseConfigText(text: string, source: string): ToolhostConfig {
   // prettyErrors fills `linePos`; without it a YAML error would not say where it is.
+  const { parseDocument } = lazyRequire('yaml') as typeof import('yaml')
   const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true })
   if (doc.errors.length > 0) {
     const first = doc.errors[0]!
@@ -56,6 +61,8 @@ export function mergeConfig(raw: unknown, source: string): ToolhostConfig {
   }
   // A section written with all its keys commented out (`dispatch:`) is null in YAML: treat it as empty.
   raw = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== null))
+  if (Object.keys(raw as object).length === 0) return defaultConfig()
+  validateConfig ??= createAjv().compile(CONFIG_SCHEMA)
   if (!validateConfig(raw)) {
     const problems = (validateConfig.errors ?? []).map((error) => describeConfigError(error, raw))
     throw new ToolhostError('E_CONFIG_INVALID', `${source}: ${[...new Set(problems)].join('; ')}`)

@@ -1,4 +1,5 @@
 /** JSON Schema of config.yaml. Every section is closed: an unknown key is an error, not a silent no-op. */
+import { BUILTIN_TOOLSETS } from '../loader/builtin-plugins.js'
 
 const positiveInt = { type: 'integer', minimum: 1 } as const
 const nonNegativeInt = { type: 'integer', minimum: 0 } as const
@@ -13,7 +14,12 @@ const section = (properties: Record<string, unknown>) =>
 export const CONFIG_SCHEMA = section({
   workspace: section({ root: nonEmptyString, deny: stringList }),
   env_file: { type: 'string' },
-  plugins: section({ dirs: stringList, watch: { type: 'boolean' }, import_timeout_ms: positiveInt }),
+  plugins: section({
+    dirs: stringList,
+    builtins: { type: ['boolean', 'array'], items: { enum: Object.keys(BUILTIN_TOOLSETS) }, uniqueItems: true },
+    watch: { type: 'boolean' },
+    import_timeout_ms: positiveInt,
+  }),
   availability: section({ check_timeout_ms: positiveInt }),
   dispatch: section({
     mode: { enum: ['graph', 'partition', 'batch', 'serial'] },
@@ -50,7 +56,7 @@ export const CONFIG_SCHEMA = section({
     allow: stringList,
     ask: stringList,
     deny: stringList,
-    audit_log: nonEmptyString,
+    audit_log: { type: 'string' },
     check_timeout_ms: positiveInt,
     console_approvals: section({ enabled: { type: 'boolean' }, timeout_ms: positiveInt }),
   }),

@@ -17,7 +17,8 @@ export type TerminalSandbox = 'off' | 'auto' | 'bwrap'
 export interface ToolhostConfig {
   workspace: { root: string; deny: string[] }
   env_file: string
-  plugins: { dirs: string[]; watch: boolean; import_timeout_ms: number }
+  /** `builtins`: the package's own tools — all (true), none (false), or the toolsets named. */
+  plugins: { dirs: string[]; builtins: boolean | string[]; watch: boolean; import_timeout_ms: number }
   availability: { check_timeout_ms: number }
   dispatch: {
     mode: DispatchMode

@@ -1,43 +1,181 @@
+import { existsSync, readFileSync, realpathSync } from 'node:fs'
 import Module, { createRequire, register as registerHooks } from 'node:module'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { register as registerCjs } from 'tsx/cjs/api'
-import { register as registerEsm } from 'tsx/esm/api'
 
-/** The file behind `import … from 'toolhost'`: this package's public entry. */
-export const TOOLHOST_ENTRY = fileURLToPath(new URL('../index.ts', import.meta.url))
+// Built, this file is dist/src/loader/import-plugin.js and the entries are .js; in development
+// (tsx, vitest) it is src/loader/import-plugin.ts and the entries are the .ts sources.
+const OWN_EXTENSION = import.meta.url.endsWith('.ts') ? '.ts' : '.js'
 
-const requireCache = createRequire(import.meta.url).cache
+/** The file behind `import … from 'toolhost'`: the public entry of the toolhost that is running. */
+export const TOOLHOST_ENTRY = fileURLToPath(new URL(`../index${OWN_EXTENSION}`, import.meta.url))
 
-type Importer = (url: string, parent: string) => Promise<unknown>
-let importer: Importer | undefined
-
-/**
- * Imports a plugin file (TypeScript or JavaScript, ESM or CommonJS) through tsx, on Node's own
- * loader, with `toolhost` resolving to this package wherever the file lives. `fresh` re-imports it
- * as a new module (hot reload).
- */
-export async function importPlugin(file: string, fresh?: number): Promise<unknown> {
-  importer ??= installImporter()
-  // A CommonJS plugin is cached by file name, whatever the URL's query: drop it so it runs again.
-  if (fresh !== undefined) delete requireCache[file]
-  const url = pathToFileURL(file).href + (fresh === undefined ? '' : `?reload=${fresh}`)
-  return importer(url, pathToFileURL(path.join(process.cwd(), 'index.js')).href)
+/** The files behind the package's bare specifiers, as a plugin must see them. */
+const ENTRIES: Readonly<Record<string, string>> = {
+  toolhost: TOOLHOST_ENTRY,
+  'toolhost/mcp': fileURLToPath(new URL(`../mcp/index${OWN_EXTENSION}`, import.meta.url)),
 }
 
-function installImporter(): Importer {
-  const namespace = 'toolhost-plugins'
-  registerCjs({ namespace })
-  const esm = registerEsm({ namespace })
-  // ESM files: a resolve hook on the loader thread maps `toolhost` to our entry.
-  registerHooks(new URL('./resolve-toolhost.mjs', import.meta.url), {
-    data: { target: pathToFileURL(TOOLHOST_ENTRY).href },
-  })
-  // CommonJS files (a .ts file without "type": "module" nearby) resolve through Module._resolveFilename.
+const TYPESCRIPT = /\.(ts|mts|cts)$/
+const NAMESPACE = 'toolhost-plugins'
+const requireCache = createRequire(import.meta.url).cache
+
+type Importer = (file: string, url: string) => unknown
+let typescriptEsm: Promise<Importer> | undefined
+let typescriptCjs: Promise<Importer> | undefined
+let esmResolver = false
+let cjsResolver = false
+// Per folder: does `toolhost` resolve from there to the running entry already (a plugin inside a
+// project that depends on this very copy, or the built-in plugins beside it)? And its module format.
+const resolvesHere = new Map<string, boolean>()
+const packageScopes = new Map<string, { dir: string; manifest: { name?: unknown; type?: unknown } | undefined }>()
+// Built, the package's folder: dist/src/loader/ is three levels below it.
+const RUNNING_ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+
+/**
+ * Imports a plugin file, with `toolhost` resolving to this package wherever the file lives. Built,
+ * nothing is loaded that the file does not need: JavaScript is imported (ESM) or required (CommonJS)
+ * by Node itself; TypeScript goes through tsx, which is loaded then. Node 20 runs module hooks on a
+ * separate loader thread that every later import waits on, so they are registered only for an ES
+ * module that needs them: TypeScript ESM (tsx), or a file whose folder does not resolve `toolhost`
+ * to this copy. CommonJS resolves `toolhost` in-thread. From the sources (development, tests) every
+ * file goes through tsx. `fresh` re-imports the file as a new module (hot reload).
+ *
+ * @example
+ * await importPlugin('/home/me/my-tools/weather.ts') // its tools are now in the registry
+ */
+export async function importPlugin(file: string, fresh?: number): Promise<unknown> {
+  // A CommonJS plugin is cached by file name (tsx adds its namespace), whatever the URL's query:
+  // drop it so it runs again.
+  if (fresh !== undefined) {
+    delete requireCache[file]
+    delete requireCache[`${file}?namespace=${NAMESPACE}`]
+  }
+  const url = pathToFileURL(file).href + (fresh === undefined ? '' : `?reload=${fresh}`)
+  if (OWN_EXTENSION === '.ts') return (await (typescriptEsm ??= loadTypescriptEsm()))(file, url)
+  if (formatOf(file) === 'commonjs') {
+    installCjsResolver()
+    if (TYPESCRIPT.test(file)) return (await (typescriptCjs ??= loadTypescriptCjs()))(file, url)
+    return createRequire(file)(file)
+  }
+  if (TYPESCRIPT.test(file)) return (await (typescriptEsm ??= loadTypescriptEsm()))(file, url)
+  if (!resolvesToRunningEntry(path.dirname(file))) {
+    installEsmResolver()
+    return import(url)
+  }
+  // Node ≥ 20.19 loads an ES module synchronously through require (no event-loop turn per file); it
+  // refuses one with a top-level await before running any of it, and import() takes that one. It
+  // skips resolve hooks, hence only here, where `toolhost` resolves without them.
+  if (fresh === undefined && process.features.require_module === true) {
+    try {
+      return createRequire(file)(file)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ERR_REQUIRE_ASYNC_MODULE') throw error
+    }
+  }
+  return import(url)
+}
+
+/** How Node (and tsx) treat a file: by its extension, else by the nearest package.json's "type". */
+function formatOf(file: string): 'module' | 'commonjs' {
+  if (/\.(mjs|mts)$/.test(file)) return 'module'
+  if (/\.(cjs|cts)$/.test(file)) return 'commonjs'
+  return scopeOf(path.dirname(file)).manifest?.type === 'module' ? 'module' : 'commonjs'
+}
+
+/** The nearest package.json above a folder (Node's package scope): its folder and content. */
+function scopeOf(dir: string): { dir: string; manifest: { name?: unknown; type?: unknown } | undefined } {
+  let scope = packageScopes.get(dir)
+  if (scope === undefined) {
+    let text: string | undefined
+    try {
+      text = readFileSync(path.join(dir, 'package.json'), 'utf8')
+    } catch {
+      // No package.json here: the scope is the parent's.
+    }
+    if (text !== undefined) {
+      let manifest: { name?: unknown; type?: unknown } = {}
+      try {
+        manifest = JSON.parse(text) as { name?: unknown; type?: unknown }
+      } catch {
+        // An unreadable package.json: Node fails the import itself and says why.
+      }
+      scope = { dir, manifest }
+    } else {
+      scope = path.dirname(dir) === dir ? { dir, manifest: undefined } : scopeOf(path.dirname(dir))
+    }
+    packageScopes.set(dir, scope)
+  }
+  return scope
+}
+
+/**
+ * Whether `toolhost` imported from a file in `dir` is this very copy, as Node resolves it: the
+ * package's own name from inside it (self-reference), else the first node_modules/toolhost up the
+ * tree. (Worked out from the files: require.resolve would see this module's own CommonJS patch.)
+ */
+function resolvesToRunningEntry(dir: string): boolean {
+  let answer = resolvesHere.get(dir)
+  if (answer === undefined) {
+    answer = false
+    const scope = scopeOf(dir)
+    if (scope.manifest?.name === 'toolhost') {
+      answer = samePath(scope.dir, RUNNING_ROOT)
+    } else {
+      for (let at = dir; ; at = path.dirname(at)) {
+        const candidate = path.join(at, 'node_modules', 'toolhost')
+        if (existsSync(candidate)) {
+          answer = samePath(candidate, RUNNING_ROOT)
+          break
+        }
+        if (path.dirname(at) === at) break
+      }
+    }
+    resolvesHere.set(dir, answer)
+  }
+  return answer
+}
+
+function samePath(a: string, b: string): boolean {
+  try {
+    return realpathSync(a) === realpathSync(b)
+  } catch {
+    return false
+  }
+}
+
+// Once per process, and only when an ES module needs it (see importPlugin).
+function installEsmResolver(): void {
+  if (esmResolver) return
+  esmResolver = true
+  const targets = Object.fromEntries(Object.entries(ENTRIES).map(([name, file]) => [name, pathToFileURL(file).href]))
+  registerHooks(new URL('./resolve-toolhost.mjs', import.meta.url), { data: { targets } })
+}
+
+// CommonJS resolves through Module._resolveFilename, in this thread (Node 20 has no hook for it).
+function installCjsResolver(): void {
+  if (cjsResolver) return
+  cjsResolver = true
   const moduleWithResolver = Module as unknown as { _resolveFilename: (request: string, ...rest: unknown[]) => string }
   const original = moduleWithResolver._resolveFilename
   moduleWithResolver._resolveFilename = function (this: unknown, request: string, ...rest: unknown[]): string {
-    return original.call(this, request === 'toolhost' ? TOOLHOST_ENTRY : request, ...rest)
+    return original.call(this, Object.hasOwn(ENTRIES, request) ? ENTRIES[request]! : request, ...rest)
   }
-  return (url, parent) => esm.import(url, parent)
+}
+
+async function loadTypescriptEsm(): Promise<Importer> {
+  // An ES module .ts file may import CommonJS .ts files: tsx's CommonJS side is needed too.
+  const [esm] = await Promise.all([import('tsx/esm/api'), typescriptCjs ??= loadTypescriptCjs()])
+  const api = esm.register({ namespace: NAMESPACE })
+  installEsmResolver()
+  installCjsResolver()
+  const parent = pathToFileURL(path.join(process.cwd(), 'index.js')).href
+  return (_file, url) => api.import(url, parent)
+}
+
+// tsx's CommonJS side runs in this thread (a require hook): no loader thread for these files.
+async function loadTypescriptCjs(): Promise<Importer> {
+  const { register } = await import('tsx/cjs/api')
+  const api = register({ namespace: NAMESPACE })
+  return (file) => api.require(file, import.meta.url)
 }

@@ -1,7 +1,6 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
-import fg from 'fast-glob'
 import { describeThrown } from '../errors.js'
 import type { ToolRegistry } from '../registry.js'
 import { importPlugin } from './import-plugin.js'
@@ -35,6 +34,8 @@ export async function discoverPlugins(dirs: readonly string[]): Promise<string[]
   const seen = new Set<string>()
   for (const dir of dirs) {
     if (!existsSync(dir) || !statSync(dir).isDirectory()) continue
+    // Loaded only when there is a folder to search: a host with none starts without it.
+    const { default: fg } = await import('fast-glob')
     const found = await fg(PLUGIN_GLOB, {
       cwd: dir,
       absolute: true,
@@ -53,7 +54,8 @@ export async function discoverPlugins(dirs: readonly string[]): Promise<string[]
 }
 
 /**
- * Imports every plugin file of the folders into `registry`, one after another in discovery order.
+ * Imports every plugin file of the folders into `registry`, one after another in discovery order,
+ * after the single `files` given (the built-in plugins).
  * A file that throws on import (syntax error, duplicate tool, bad schema) is reported and the rest
  * still load; the tools it registered before failing are removed, so it counts all or nothing.
  *
@@ -61,9 +63,11 @@ export async function discoverPlugins(dirs: readonly string[]): Promise<string[]
  * const report = await loadPlugins(['plugins'], registry)
  * for (const f of report.failed) console.error(`${f.file}: ${f.message}`)
  */
-export async function loadPlugins(dirs: readonly string[], registry: ToolRegistry, options: PluginLoadOptions = {}): Promise<PluginLoadReport> {
+export async function loadPlugins(dirs: readonly string[], registry: ToolRegistry, options: PluginLoadOptions & { files?: readonly string[] } = {}): Promise<PluginLoadReport> {
   const report: PluginLoadReport = { loaded: [], failed: [], toolsByFile: new Map(), missingDirs: dirs.filter((d) => !existsSync(d) || !statSync(d).isDirectory()) }
-  for (const file of await discoverPlugins(dirs)) {
+  const files = new Set((options.files ?? []).map((f) => path.resolve(f)))
+  for (const file of await discoverPlugins(dirs)) files.add(file)
+  for (const file of files) {
     const outcome = await loadPluginFile(file, registry, false, options)
     if (outcome.ok) {
       report.loaded.push(file)
@@ -72,6 +76,8 @@ export async function loadPlugins(dirs: readonly string[], registry: ToolRegistr
       report.failed.push({ file, code: 'E_PLUGIN_LOAD', message: outcome.message })
     }
   }
+  // Schemas compiled during this load are known good from now on (the next start-up skips them).
+  registry.saveKnownSchemas()
   return report
 }
 
@@ -107,8 +113,8 @@ export function loadPluginFile(
 }
 
 async function loadNow(file: string, registry: ToolRegistry, reload: boolean, timeoutMs: number): Promise<{ ok: true; tools: string[] } | { ok: false; message: string }> {
-  const already = registry.list().filter((t) => registry.entry(t.name)?.source === file)
-  if (!reload && already.length > 0) return { ok: true, tools: already.map((t) => t.name) }
+  const already = registry.namesFrom(file)
+  if (!reload && already.length > 0) return { ok: true, tools: already.sort() }
   // A file imported before (its tools since removed) must run again to register: import it fresh.
   const count = importCounts.get(file) ?? 0
   importCounts.set(file, count + 1)
@@ -138,10 +144,16 @@ function withinTime<T>(work: Promise<T>, ms: number): Promise<T> {
 
 /**
  * The message of an import failure. A JavaScript syntax error comes as tsx's "Parse error FILE:1:1"
- * or as Node's SyntaxError without a place; Node's own syntax check then says what and where.
+ * or as Node's SyntaxError without a place; Node's own syntax check then says what and where. A
+ * top-level await in a CommonJS .ts file gets the fix (.mts), not esbuild's words.
  */
 function describeLoadError(file: string, error: unknown): string {
   const message = describeThrown(error)
+  // esbuild's words for a .ts file compiled as CommonJS; the fix is the file's name.
+  const topLevelAwait = /(\S+:\d+:\d+): ERROR: Top-level await is currently not supported with the "cjs" output format/.exec(message)
+  if (topLevelAwait) {
+    return `${topLevelAwait[1]}: top-level await needs an ES module, and a .ts file is loaded as CommonJS unless the nearest package.json says "type": "module"; rename the file to ${path.basename(file).replace(/\.ts$/, '.mts')} (or add "type": "module" to that package.json)`
+  }
   const isSyntax = /^Parse error /.test(message) || (error instanceof Error && error.name === 'SyntaxError')
   if (!isSyntax || !/\.(m?js|cjs)$/.test(file)) return message
   try {

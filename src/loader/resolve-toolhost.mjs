@@ -1,12 +1,13 @@
-// Module resolution hook (runs on Node's loader thread): maps the bare specifier `toolhost` to this
-// package's entry, so a plugin file anywhere on disk imports the same public API (and registry).
-let target
+// Module resolution hook (Node runs it on its loader thread): maps the bare specifiers `toolhost`
+// and `toolhost/mcp` to the entries of the toolhost that is running, so a plugin file anywhere on
+// disk imports the same public API (and registry) as the host, whatever node_modules it sits in.
+let targets = {}
 
 export function initialize(data) {
-  target = data.target
+  targets = data.targets
 }
 
 export async function resolve(specifier, context, nextResolve) {
-  if (specifier === 'toolhost' && target) return nextResolve(target, context)
-  return nextResolve(specifier, context)
+  const target = Object.hasOwn(targets, specifier) ? targets[specifier] : undefined
+  return nextResolve(target ?? specifier, context)
 }

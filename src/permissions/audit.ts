@@ -44,6 +44,7 @@ export interface DeferredAuditEntry {
  * await audit.flush()
  */
 export class AuditLog {
+  /** The log file; "" when the audit log is off (`permissions.audit_log: ""`, `createHost({ audit: false })`). */
   readonly file: string
   readonly #onError: (error: Error) => void
   readonly #root: string | undefined
@@ -61,6 +62,7 @@ export class AuditLog {
 
   /** Buffers one entry; it reaches the file soon after, in order. */
   record(entry: AuditEntry): void {
+    if (this.file === '') return
     this.#buffer.push(JSON.stringify(entry) + '\n')
     this.#schedule()
   }
@@ -70,6 +72,7 @@ export class AuditLog {
    * entry must hold what it logs as it was when recorded (a snapshot, not live objects).
    */
   recordDeferred(entry: DeferredAuditEntry): void {
+    if (this.file === '') return
     this.#buffer.push(entry)
     this.#schedule()
   }

@@ -83,7 +83,7 @@ export class PermissionGate implements Authoriser {
     this.#checkTimeoutMs = permissions.check_timeout_ms
     this.#caseInsensitive = isCaseInsensitiveFs(options.root)
     this.#pathScoped = new Set(options.config.dispatch.path_scoped)
-    this.audit = new AuditLog(path.resolve(options.root, permissions.audit_log), { root: options.root, onError: (error) => options.log.warn(error.message) })
+    this.audit = new AuditLog(permissions.audit_log === '' ? '' : path.resolve(options.root, permissions.audit_log), { root: options.root, onError: (error) => options.log.warn(error.message) })
     if (this.mode === 'bypass') {
       options.log.warn('PERMISSION MODE IS BYPASS: every call runs without asking — file writes, shell commands and destructive calls included (deny rules still apply). Use it only in a sandbox.')
     }

@@ -5,12 +5,13 @@ import path from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { main } from '../../src/cli/main.js'
 import { registry } from '../../src/registry.js'
+import { TOOLHOST_CLI } from '../toolhost-cli.js'
 
-// The CLI as a user runs it: `node bin/toolhost.mjs …` in a child process, against fixture plugins,
+// The CLI as a user runs it: `toolhost …` in a child process (from the sources, test/toolhost-cli.ts), against fixture plugins,
 // a fixture config (no plugin folders of its own, no .env, permissions bypassed) and a temp root.
 // Each spawn starts tsx afresh (seconds on a busy machine), so the many small variations of exit
 // codes and messages run in-process through the same `main(argv, io)` the binary calls.
-const BIN = path.resolve('bin/toolhost.mjs')
+const BIN = TOOLHOST_CLI
 const CONFIG = path.resolve('test/fixtures/config/cli.yaml')
 const OK = path.resolve('test/fixtures/plugins/ok')
 const GATED = path.resolve('test/fixtures/plugins/gated')
@@ -171,7 +172,7 @@ describe('toolhost call', () => {
 
 describe('usage and configuration errors exit 2', () => {
   test.each([
-    { why: 'an unknown option', args: ['list', '--frobnicate'], stderr: /E_USAGE: Unknown option '--frobnicate'/ },
+    { why: 'an unknown option', args: ['list', '--frobnicate'], stderr: /^toolhost: E_USAGE: unknown option --frobnicate; see toolhost list --help\n$/ },
     { why: 'an invalid config', args: ['list', '--config', 'test/fixtures/config/bad-enum.yaml'], stderr: /E_CONFIG_INVALID: .*bad-enum\.yaml: key `dispatch\.mode`/ },
   ])('$why (spawned)', async ({ args, stderr }) => {
     const run = await toolhost(args)
@@ -180,7 +181,7 @@ describe('usage and configuration errors exit 2', () => {
   })
 
   test.each([
-    { why: 'an unknown option', args: ['list', '--frobnicate'], stderr: /E_USAGE: Unknown option '--frobnicate'/ },
+    { why: 'an unknown option', args: ['list', '--frobnicate'], stderr: /^toolhost: E_USAGE: unknown option --frobnicate; see toolhost list --help\n$/ },
     { why: 'an unknown command', args: ['frobnicate'], stderr: /unknown command "frobnicate"/ },
     { why: 'call without a name', args: ['call'], stderr: /E_USAGE: call needs a tool name/ },
     { why: 'call with unquoted JSON split by the shell', args: ['call', 'echo', '{"text":', '"a"}'], stderr: /E_USAGE: call takes a tool name and one JSON argument, got 2 arguments after the name; quote the JSON/ },

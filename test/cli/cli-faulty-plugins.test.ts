@@ -7,8 +7,9 @@ import { mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'n
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, expect, test } from 'vitest'
+import { TOOLHOST_CLI } from '../toolhost-cli.js'
 
-const BIN = path.resolve('bin/toolhost.mjs')
+const BIN = TOOLHOST_CLI
 const CONFIG = path.resolve('test/fixtures/hostile/config.yaml')
 const FAULTY = path.resolve('test/fixtures/hostile/plugins/faulty.ts')
 
@@ -22,7 +23,7 @@ afterEach(() => {
   rmSync(root, { recursive: true, force: true })
 })
 
-/** `node bin/toolhost.mjs ARGS --config … --root …`, optionally under a shell prefix (ulimit). */
+/** `toolhost ARGS --config … --root …` (from the sources), optionally under a shell prefix (ulimit). */
 function toolhost(args: string[], shellPrefix?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const argv = [BIN, ...args, '--config', CONFIG, '--root', root]
   const child = shellPrefix === undefined

@@ -7,10 +7,11 @@ import { main } from '../../src/cli/main.js'
 import { cliPermissionOptions, createTerminalApprove, parseAnswer } from '../../src/cli/terminal-approve.js'
 import { approveEverything, registry, type ApprovalRequest } from '../../src/index.js'
 import { makeRoot } from '../fixtures/permissions/tools.js'
+import { TOOLHOST_CLI } from '../toolhost-cli.js'
 
 // The CLI's side of permissions: with no terminal a call that asks is denied (exit 1) and the
 // message says how to allow it; --yes approves; a terminal prompt reads one answer per call.
-const BIN = path.resolve('bin/toolhost.mjs')
+const BIN = TOOLHOST_CLI
 const CONFIG = path.resolve('test/fixtures/permissions/cli.yaml')
 const PLUGINS = path.resolve('test/fixtures/permissions/plugins')
 

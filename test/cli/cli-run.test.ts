@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import type { TraceDocument } from '../../src/observe/trace-file.js'
 import type { ToolResult } from '../../src/types.js'
 import { checkTrace } from '../observe/trace-checks.js'
+import { TOOLHOST_CLI } from '../toolhost-cli.js'
 
 // Up to nine CLI processes start together; each loads tsx, which takes seconds on a busy machine.
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 })
@@ -23,7 +24,7 @@ let config: string
 
 function cli(args: string[], root: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [path.join(REPO, 'bin/toolhost.mjs'), ...args, '--config', config, '--root', root, '--plugins', PLUGINS], { cwd: base, env: { ...process.env, TOOLHOST_MAX_WORKERS: '' } }, (error, stdout, stderr) => {
+    execFile(process.execPath, [TOOLHOST_CLI, ...args, '--config', config, '--root', root, '--plugins', PLUGINS], { cwd: base, env: { ...process.env, TOOLHOST_MAX_WORKERS: '' } }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : 2) : 0, stdout, stderr })
     })
   })
@@ -65,7 +66,7 @@ beforeAll(() => {
   base = mkdtempSync(path.join(os.tmpdir(), 'toolhost-cli-run-'))
   config = path.join(base, 'config.yaml')
   // Only the fixture plugin; bypass so the write tool is not asked about in a non-interactive run.
-  writeFileSync(config, 'plugins:\n  dirs: []\nenv_file: ""\npermissions:\n  mode: bypass\ndispatch:\n  max_workers: 8\n')
+  writeFileSync(config, 'plugins:\n  dirs: []\n  builtins: false\nenv_file: ""\npermissions:\n  mode: bypass\ndispatch:\n  max_workers: 8\n')
 })
 
 afterAll(() => rmSync(base, { recursive: true, force: true }))
@@ -179,7 +180,7 @@ describe('Ctrl-C during toolhost run', () => {
       { id: 'h', type: 'function', function: { name: 'hold', arguments: '{"marker":"started.txt"}' } },
       { id: 'n', type: 'function', function: { name: 'nap', arguments: '{"ms":1}' } },
     ])
-    const child = spawn(process.execPath, [path.join(REPO, 'bin/toolhost.mjs'), 'run', batch, '--json', '--mode', 'serial', '--config', config, '--root', root, '--plugins', PLUGINS], { cwd: base })
+    const child = spawn(process.execPath, [TOOLHOST_CLI, 'run', batch, '--json', '--mode', 'serial', '--config', config, '--root', root, '--plugins', PLUGINS], { cwd: base })
     let stdout = ''
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve))

@@ -7,6 +7,7 @@ import path from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { showProgress } from '../../src/cli/progress-display.js'
 import type { HostEvent } from '../../src/index.js'
+import { TOOLHOST_CLI } from '../toolhost-cli.js'
 
 function fakeHost(): { host: { onEvent(listener: (e: HostEvent) => void): () => void }; emit: (e: HostEvent) => void; listening: () => number } {
   const listeners = new Set<(e: HostEvent) => void>()
@@ -56,7 +57,7 @@ describe('showProgress', () => {
     const root = mkdtempSync(path.join(os.tmpdir(), 'toolhost-progress-'))
     try {
       const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
-        execFile(process.execPath, ['bin/toolhost.mjs', 'call', 'test_tool_with_progress', '--config', 'test/fixtures/conformance/config.yaml', '--root', root], (error, stdout, stderr) => (error ? reject(error) : resolve({ stdout, stderr })))
+        execFile(process.execPath, [TOOLHOST_CLI, 'call', 'test_tool_with_progress', '--config', 'test/fixtures/conformance/config.yaml', '--root', root], (error, stdout, stderr) => (error ? reject(error) : resolve({ stdout, stderr })))
       })
       expect(stdout.trim()).toBe('Progress test completed')
       expect(stderr).toContain('progress call_1: starting (0/100, 0%)\n')

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { loadEnvFile } from '../../src/env-file.js'
 import { isToolhostError } from '../../src/errors.js'
 import { createHost } from '../../src/host.js'
+import { silentLogger } from '../../src/logger.js'
 import { registry } from '../../src/registry.js'
 import { countOf, resetCounters } from '../fixtures/counters.js'
 
@@ -67,6 +68,7 @@ const hostWith = (env: NodeJS.ProcessEnv, config: Record<string, unknown> = {}) 
     plugins: [GATED],
     root: dir,
     env,
+    log: silentLogger,
   })
 
 describe('a tool gated on env vars', () => {

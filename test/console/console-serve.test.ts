@@ -3,12 +3,12 @@
  * client that cannot be asked (no elicitation) whose call waits for the console while one is open.
  */
 import { spawn } from 'node:child_process'
-import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { FIXTURE_CONFIG, makeTempDir, REPO } from '../mcp/serve-helpers.js'
 import { login, openEvents, request } from './console-kit.js'
+import { TOOLHOST_CLI } from '../toolhost-cli.js'
 
 type Text = { type: string; text: string }
 
@@ -20,7 +20,7 @@ describe('toolhost serve --http: the console beside /mcp', { timeout: 60_000 }, 
   let client: Client
 
   beforeAll(async () => {
-    const child = spawn(process.execPath, [path.join(REPO, 'bin/toolhost.mjs'), 'serve', '--http', '0', '--root', tmp.dir, '--config', FIXTURE_CONFIG, '--permission-mode', 'ask'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [TOOLHOST_CLI, 'serve', '--http', '0', '--root', tmp.dir, '--config', FIXTURE_CONFIG, '--permission-mode', 'ask'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] })
     let stderr = ''
     await new Promise<void>((resolve, reject) => {
       child.stderr.on('data', (chunk: Buffer) => {

@@ -12,6 +12,7 @@ import { defineTool } from '../../src/define-tool.js'
 import { computeFootprint, conflictReason, isConcurrencySafe, type BehaviourSets, type Footprint } from '../../src/dispatch/footprint.js'
 import { batchBlocker, batchSerialReason, explainWaits, partitionGroups, planModeWaits, type PlanInput } from '../../src/dispatch/plan.js'
 import { createHost } from '../../src/host.js'
+import { silentLogger } from '../../src/logger.js'
 import { registry } from '../../src/registry.js'
 import type { AnyTool, ToolCall } from '../../src/types.js'
 
@@ -191,7 +192,7 @@ describe('explainWaits and host.explain (nothing runs)', () => {
     registry.clear()
     let ran = 0
     registry.register(defineTool({ name: 'Write', description: 'write', parameters: anyArgs, pathScoped: true, handler: async () => String(++ran) }))
-    const host = await createHost({ root, loadPlugins: false, config: { plugins: { dirs: [] }, env_file: '', permissions: { mode: 'bypass' } } })
+    const host = await createHost({ root, loadPlugins: false, log: silentLogger, config: { plugins: { dirs: [] }, env_file: '', permissions: { mode: 'bypass' } } })
     const calls: ToolCall[] = [
       { id: 'w1', name: 'Write', arguments: '{"path":"a"}' },
       { id: 'w2', name: 'Write', arguments: '{"path":"a/b"}' },

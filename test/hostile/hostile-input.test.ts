@@ -19,8 +19,9 @@ import { silentLogger } from '../../src/logger.js'
 import { connectStdio, REPO, startHttpServer } from '../mcp/serve-helpers.js'
 import { makeSandbox, SECRET, snapshot, type Sandbox } from '../workspace/sandbox.js'
 import { answerProblems, asMcpArguments, asObject, EXTREME_BATCH, hasCatalogueCode, hostileBatch, jsonText, SEED } from './hostile-arbitraries.js'
+import { TOOLHOST_CLI } from '../toolhost-cli.js'
 
-const BIN = path.join(REPO, 'bin/toolhost.mjs')
+const BIN = TOOLHOST_CLI
 
 let sb: Sandbox
 let config: string

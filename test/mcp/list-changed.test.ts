@@ -24,7 +24,7 @@ describe('serve --watch: tools/list_changed after a plugin file is added, change
   let changes = 0
   beforeAll(async () => {
     mkdirSync(plugins)
-    writeFileSync(path.join(tmp.dir, 'config.yaml'), 'env_file: ""\nplugins:\n  dirs: [plugins]\npermissions:\n  mode: bypass\n')
+    writeFileSync(path.join(tmp.dir, 'config.yaml'), 'env_file: ""\nplugins:\n  dirs: [plugins]\n  builtins: false\npermissions:\n  mode: bypass\n')
     ;({ client, stderr } = await connectStdio(['--config', path.join(tmp.dir, 'config.yaml'), '--watch'], { root: tmp.dir }))
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       changes++

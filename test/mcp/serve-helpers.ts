@@ -11,6 +11,7 @@ import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js'
 import type { Host } from '../../src/host.js'
 import { createMcpServer } from '../../src/mcp/server.js'
 import type { McpSessions } from '../../src/mcp/sessions.js'
+import { TOOLHOST_CLI } from '../toolhost-cli.js'
 
 export const REPO = path.resolve(import.meta.dirname, '../..')
 export const FIXTURE_CONFIG = path.join(REPO, 'test/fixtures/mcp/config.yaml')
@@ -20,12 +21,12 @@ export function makeTempDir(prefix: string): { dir: string; remove: () => void }
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) }
 }
 
-/** Spawns `node bin/toolhost.mjs serve …` over stdio and connects a client (with elicitation if asked). */
+/** Spawns `toolhost serve …` (from the sources) over stdio and connects a client (with elicitation if asked). */
 export async function connectStdio(extraArgs: string[], options: { root: string; elicitation?: boolean; env?: Record<string, string> }): Promise<{ client: Client; stderr: () => string }> {
   let stderr = ''
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [path.join(REPO, 'bin/toolhost.mjs'), 'serve', '--root', options.root, ...extraArgs],
+    args: [TOOLHOST_CLI, 'serve', '--root', options.root, ...extraArgs],
     cwd: REPO,
     env: { ...(process.env as Record<string, string>), ...options.env },
     stderr: 'pipe',
@@ -38,7 +39,7 @@ export async function connectStdio(extraArgs: string[], options: { root: string;
 
 /** Spawns `serve --http 0` and resolves with the URL it printed on stderr. */
 export async function startHttpServer(extraArgs: string[], root: string): Promise<{ url: URL; stop: () => Promise<void>; stderr: () => string }> {
-  const child = spawn(process.execPath, [path.join(REPO, 'bin/toolhost.mjs'), 'serve', '--http', '0', '--root', root, ...extraArgs], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [TOOLHOST_CLI, 'serve', '--http', '0', '--root', root, ...extraArgs], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] })
   let stderr = ''
   const url = await new Promise<URL>((resolve, reject) => {
     child.stderr.on('data', (chunk: Buffer) => {

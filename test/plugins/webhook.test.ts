@@ -4,6 +4,7 @@ import path from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { createHost, type Host } from '../../src/host.js'
 import { loadPluginFile } from '../../src/loader/load-plugins.js'
+import { silentLogger } from '../../src/logger.js'
 import { registry } from '../../src/registry.js'
 
 // notify_webhook against a local HTTP server this test starts (127.0.0.1 only).
@@ -37,7 +38,7 @@ beforeAll(async () => {
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`
   registry.clear()
   expect(await loadPluginFile(path.resolve('plugins/webhook.ts'), registry)).toEqual({ ok: true, tools: ['notify_webhook'] })
-  host = await createHost({ config: { plugins: { dirs: [] }, env_file: '', permissions: { mode: 'bypass' } }, loadPlugins: false })
+  host = await createHost({ config: { plugins: { dirs: [] }, env_file: '', permissions: { mode: 'bypass' } }, loadPlugins: false, log: silentLogger })
 })
 
 afterAll(async () => {

@@ -5,6 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createHost, type Host, type HostOptions, type ToolResult } from '../../src/index.js'
+import { silentLogger } from '../../src/logger.js'
 
 export const PLUGINS_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url))
 export const SECRET = 'TOP-SECRET-7f3a9c'
@@ -31,7 +32,7 @@ export function makeSandbox(prefix = 'toolhost-wall-'): Sandbox {
 
 /** A host on `root` with the repository's plugins, no .env, permissions bypassed. */
 export function hostOn(root: string, extra: Partial<HostOptions> = {}, config: Record<string, unknown> = {}): Promise<Host> {
-  return createHost({ root, config: { plugins: { dirs: [PLUGINS_DIR] }, env_file: '', permissions: { mode: 'bypass' }, ...config }, ...extra })
+  return createHost({ root, config: { plugins: { dirs: [PLUGINS_DIR] }, env_file: '', permissions: { mode: 'bypass' }, ...config }, log: silentLogger, ...extra })
 }
 
 /** Every entry under `dir` except `skip` (the root): type, and content or link target. */

@@ -1,0 +1,18 @@
+/**
+ * `toolhost/mcp`: the MCP server (stdio, Streamable HTTP) and client. A subpath of its own, so an
+ * embedder that never serves MCP never loads the MCP SDK (`toolhost` itself does not import it).
+ *
+ * @example
+ * import { createHost } from 'toolhost'
+ * import { McpSessions, serveStdio } from 'toolhost/mcp'
+ *
+ * const host = await createHost({ root: '.' })
+ * const served = await serveStdio(host, new McpSessions())
+ * await served.closed
+ */
+export { createMcpServer, notifyOnToolChanges, serveStdio, SERVER_INFO } from './server.js'
+export { serveHttp } from './http.js'
+export type { HttpEndpoint } from './http.js'
+export { McpSessions } from './sessions.js'
+export { connectMcpServers } from './client.js'
+export type { McpClientConnection } from './client.js'
