@@ -123,7 +123,7 @@ export class ToolRegistry {
       // defineTool has checked that `parameters` is an object schema.
       function: { name: tool.name, description: tool.description, parameters: tool.parameters as ObjectJsonSchema },
     }
-    const late = (s: SchemaSlot): ValidateFunction => s.validate ?? this.#compileLate(tool, s)
+    const late = (s: SchemaSlot, what: string): ValidateFunction => s.validate ?? this.#compileLate(tool, s, what)
     const entry: Entry = {
       tool,
       source,
@@ -131,10 +131,10 @@ export class ToolRegistry {
       slot,
       outputSlot,
       get validate() {
-        return late(slot)
+        return late(slot, 'parameters schema')
       },
       get validateOutput() {
-        return outputSlot === undefined ? undefined : late(outputSlot)
+        return outputSlot === undefined ? undefined : late(outputSlot, 'outputSchema')
       },
     }
     if (staging) {
@@ -217,13 +217,13 @@ export class ToolRegistry {
   // passed, under the same set-up; compiling the meta-schema is most of a first compile's cost).
   // Should it fail after all (the cache outlived a change it could not see), the tool's calls are
   // refused with the reason instead of the batch throwing.
-  #compileLate(tool: AnyTool, slot: SchemaSlot): ValidateFunction {
+  #compileLate(tool: AnyTool, slot: SchemaSlot, what: string): ValidateFunction {
     try {
       slot.key = `toolhost:known:${++this.#knownSeq}`
       slot.validate = slot.compiler.compileKnown(slot.schema, slot.key)
     } catch (error) {
       const refuse = (() => false) as unknown as ValidateFunction
-      refuse.errors = [{ keyword: 'schema', instancePath: '', schemaPath: '#', params: {}, message: `cannot be checked: the tool ${tool.name} has an invalid schema (${describeThrown(error)})` }]
+      refuse.errors = [{ keyword: 'schema', instancePath: '', schemaPath: '#', params: {}, message: `cannot be checked: the tool ${tool.name} has an invalid ${what} (${describeThrown(error)})` }]
       slot.validate = refuse
     }
     return slot.validate

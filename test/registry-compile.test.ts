@@ -19,9 +19,11 @@ let compile: ReturnType<typeof vi.spyOn>
 let compileKnown: ReturnType<typeof vi.spyOn>
 beforeEach(() => {
   cacheFile = path.join(mkdtempSync(path.join(dir, 'run-')), 'known.txt')
-  compile = vi.spyOn(Ajv.prototype, 'compile')
+  // Both dialects' ajv classes (draft-07 and 2020-12) share ajv's core prototype.
+  const core = Object.getPrototypeOf(Ajv.prototype) as Ajv
+  compile = vi.spyOn(core, 'compile')
   // A known schema is compiled on first use without the meta-schema check: added, then fetched.
-  compileKnown = vi.spyOn(Ajv.prototype, 'getSchema')
+  compileKnown = vi.spyOn(core, 'getSchema')
 })
 afterEach(() => vi.restoreAllMocks())
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { lstatSync } from 'node:fs'
 import path from 'node:path'
 import type { ToolhostConfig } from '../config/types.js'
 import { ToolhostError } from '../errors.js'
@@ -268,8 +269,10 @@ export class ProcessRegistry {
     const ended: Promise<void>[] = []
     const listed = new Set<string>()
     try {
-      // Decided and saved under the lock, so a second host starting now sees these entries owned.
-      this.#lock.hold(() => {
+      // Decided and saved under the lock, so a second host starting now sees these entries owned. No
+      // checkpoint, nothing to adopt (and no lock file made in a workspace that never ran a process):
+      // a checkpoint written meanwhile lists only processes of a host that is open.
+      if (pathExists(this.options.checkpoint)) this.#lock.hold(() => {
         const checkpoint = readCheckpoint(this.options.checkpoint, (message) => this.options.log?.warn(message))
         for (const entry of checkpoint.processes) {
           listed.add(path.resolve(entry.log))
@@ -339,6 +342,8 @@ export class ProcessRegistry {
   // Rewrites the checkpoint under the lock, keeping entries of other hosts (ids this registry never took charge of).
   #save(): void {
     const owner = this.#closed ? null : this.#owner
+    // Nothing to record and no checkpoint to update: no lock, no file, no folder.
+    if (this.#records.size === 0 && this.#queue.pending.length === 0 && !pathExists(this.options.checkpoint)) return
     try {
       this.#lock.hold(() => {
         const existing = readCheckpoint(this.options.checkpoint)
@@ -412,5 +417,15 @@ function completionOf(managed: ManagedProcess): ProcessCompletion {
     tail: managed.tail.buffer.tail(1000),
     endedAt: new Date(managed.endedAt ?? Date.now()).toISOString(),
     ...(note === undefined ? {} : { note }),
+  }
+}
+
+// lstat, not exists: a planted link is still "there" (reading it then refuses it, with a warning).
+function pathExists(file: string): boolean {
+  try {
+    lstatSync(file)
+    return true
+  } catch {
+    return false
   }
 }
