@@ -10,7 +10,6 @@ import type { Host } from '../host.js'
 import type { AskHandler, AskSchema } from '../types.js'
 import { registerRemote, type RemoteServer } from './remote-tool.js'
 
-export { localName } from './remote-tool.js'
 
 /** One configured MCP server as the host sees it. */
 export interface McpClientConnection {
