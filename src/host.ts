@@ -4,8 +4,11 @@ import { admitCalls, behaviourSets, computeFootprint, type Admission } from './d
 import { CallContext } from './dispatch/call-context.js'
 import { executeCall, type Execution } from './dispatch/execute-call.js'
 import { logSchedulingEvents } from './dispatch/log-events.js'
-import type { BehaviourSets, Footprint } from './dispatch/footprint.js'
-import { batchBlocker, explainWaits, planModeWaits } from './dispatch/plan.js'
+import { footprintOrigin, type BehaviourSets, type Footprint } from './dispatch/footprint.js'
+import { explainPlan } from './dispatch/explain-plan.js'
+import { batchBlocker, planModeWaits } from './dispatch/plan.js'
+import type { DurationEstimates } from './dispatch/duration-estimates.js'
+import type { WorkerPool } from './dispatch/worker-pool.js'
 import { Scheduler, type JobOutcome, type SchedulableCall, type SubmitOptions, type Wait } from './dispatch/scheduler.js'
 import { capText, limitContent, toContent } from './dispatch/shape-result.js'
 import { loadEnvFile } from './env-file.js'
@@ -19,6 +22,7 @@ import { attachProcessRegistry } from './processes/attach-processes.js'
 import type { AnyTool, AskHandler, HostServices, Logger, OpenAIToolDefinition, SessionState, ToolCall, ToolContext, ToolError, ToolResult } from './types.js'
 import type { Authoriser, AuthoriseDecision, AuthoriseItem, HostEvent, HostOptions, PlannedCall, RunOptions } from './host-types.js'
 import type { DispatchMode } from './config/types.js'
+import { withLiveKeys } from './config/live-config.js'
 import { PermissionGate } from './permissions/permission-gate.js'
 import { toCalls } from './adapters/parse-batch.js'
 import type { ModelFormat } from './adapters/format.js'
@@ -35,7 +39,6 @@ export type { Authoriser, AuthoriseDecision, AuthoriseItem, HostEvent, HostOptio
  * const [result] = await host.run([{ id: '1', name: 'echo', arguments: '{"text":"hi"}' }])
  */
 export class Host {
-  readonly config: ToolhostConfig
   readonly configFile: string | undefined
   readonly root: string
   readonly registry: ToolRegistry
@@ -44,12 +47,15 @@ export class Host {
   readonly services: HostServices = {} as HostServices
   readonly ask: AskHandler | undefined
   readonly mode: DispatchMode
-  readonly maxWorkers: number
+  /** Where the worker limit comes from: config (live) or TOOLHOST_MAX_WORKERS (fixed for the process). */
+  readonly maxWorkersFrom: 'config' | 'TOOLHOST_MAX_WORKERS'
   /** The environment tools are gated on (and the .env file is loaded into). */
   readonly env: NodeJS.ProcessEnv
   pluginReport: PluginLoadReport = { loaded: [], failed: [], toolsByFile: new Map() }
   authoriser: Authoriser
   readonly #scheduler: Scheduler
+  // Replaced (never mutated) when a reloaded config.yaml changes a live key: a call reads it as it starts.
+  #config: ToolhostConfig
   readonly #sets: BehaviourSets
   readonly #caseInsensitive: boolean
   readonly #now: () => number
@@ -57,11 +63,11 @@ export class Host {
   readonly #closers: Array<() => void | Promise<void>> = []
   #admission: Promise<unknown> = Promise.resolve()
 
-  constructor(setup: { config: ToolhostConfig; file: string | undefined; root: string; maxWorkers: number }, options: HostOptions) {
-    this.config = options.permissionMode === undefined ? setup.config : { ...setup.config, permissions: { ...setup.config.permissions, mode: options.permissionMode } }
+  constructor(setup: { config: ToolhostConfig; file: string | undefined; root: string; maxWorkers: number; maxWorkersFrom?: Host['maxWorkersFrom'] }, options: HostOptions) {
+    this.#config = options.permissionMode === undefined ? setup.config : { ...setup.config, permissions: { ...setup.config.permissions, mode: options.permissionMode } }
     this.configFile = setup.file
     this.root = setup.root
-    this.maxWorkers = setup.maxWorkers
+    this.maxWorkersFrom = setup.maxWorkersFrom ?? 'config'
     this.env = options.env ?? process.env
     this.registry = options.registry ?? processRegistry
     this.log = options.log ?? createLogger()
@@ -84,7 +90,41 @@ export class Host {
       now: this.#now,
       onEvent: (event) => this.#emit(event),
       listening: () => this.#listeners.size > 0,
+      rateLimits: setup.config.rate_limits,
     })
+    // Estimates a previous run left (`dispatch.duration_estimates`); a bad file is reported and ignored.
+    this.#scheduler.estimates.load(estimatesFile(setup.config, setup.root), (message) => this.log.warn(message))
+  }
+
+  /** The config in force: as loaded, with live keys replaced when config.yaml changes (`applyLiveConfig`). */
+  get config(): ToolhostConfig {
+    return this.#config
+  }
+
+  /** Handlers that may run at once now (`dispatch.max_workers`, or TOOLHOST_MAX_WORKERS). */
+  get maxWorkers(): number {
+    return this.#scheduler.pool.concurrency
+  }
+
+  /** The worker pool (p-queue): its limit, rate rules and waiting calls. */
+  get pool(): WorkerPool {
+    return this.#scheduler.pool
+  }
+
+  /** Per-tool duration estimates (what critical-path priority learned so far). */
+  get estimates(): DurationEstimates {
+    return this.#scheduler.estimates
+  }
+
+  /**
+   * Takes the live keys of a reloaded config (`LIVE_KEYS`: worker limit, rate limits, timeouts) for
+   * calls not yet started; calls already running keep what they started with. Other keys need a
+   * restart. TOOLHOST_MAX_WORKERS, when set, still wins over `dispatch.max_workers`.
+   */
+  applyLiveConfig(next: ToolhostConfig): void {
+    this.#config = withLiveKeys(this.#config, next)
+    if (this.maxWorkersFrom === 'config') this.#scheduler.pool.concurrency = next.dispatch.max_workers
+    this.#scheduler.pool.setRateLimits(next.rate_limits)
   }
 
   /** The scheduler's view: handlers running now and the most that ever ran at once. */
@@ -158,24 +198,27 @@ export class Host {
     }
   }
 
-  /** The plan for a batch without running anything: footprints, and who waits for whom and why. */
+  /**
+   * The plan for a batch without running anything: footprints (and who decided them), what the
+   * permission system would decide, who waits for whom and why, each call's priority, and who is
+   * expected to wait for a worker or a rate slot (`explainPlan`).
+   */
   async explain(calls: readonly ToolCall[], options: { mode?: DispatchMode } = {}): Promise<{ mode: DispatchMode; calls: PlannedCall[] }> {
     const mode = options.mode ?? this.mode
     const admissions = await admitCalls(calls, { registry: this.registry, config: this.config, env: this.env, canAsk: this.ask !== undefined })
     const runnable = admissions.filter((a): a is Extract<Admission, { ok: true }> => a.ok)
-    const footprints = runnable.map((a) => ({ id: a.call.id, footprint: this.footprintOf(a.tool, a.args) }))
-    const waits = explainWaits(mode, footprints, blockerOf(admissions))
     const permissions = this.authoriser.preview ? await this.authoriser.preview(runnable.map((a) => ({ index: a.index, call: a.call, tool: a.tool, args: a.args })), { host: this }) : []
+    const inputs = runnable.map((a, i) => ({ id: a.call.id, footprint: this.footprintOf(a.tool, a.args), profile: this.#scheduler.profileOf(a.tool.name, a.tool.toolset), ...(permissions[i] ? { permission: permissions[i] } : {}) }))
+    const pool = this.#scheduler.pool
+    const plan = explainPlan(mode, inputs, blockerOf(admissions), { workers: pool.concurrency, estimates: this.#scheduler.estimates, ruleOf: (profile) => pool.ruleOf(profile) })
     const byIndex = new Map(runnable.map((a, i) => [a.index, i]))
     return {
       mode,
       calls: admissions.map((a) => {
         const i = byIndex.get(a.index)
-        if (a.ok && i !== undefined) {
-          const permission = permissions[i]
-          return { id: a.call.id, name: a.call.name, footprint: footprints[i]!.footprint, ...(permission ? { permission } : {}), waitsFor: waits[i]! }
-        }
-        return { id: a.call.id, name: a.call.name, ...(a.ok ? {} : { error: a.error }), waitsFor: [] }
+        if (!a.ok || i === undefined) return { id: a.call.id, name: a.call.name, ...(a.ok ? {} : { error: a.error }), waitsFor: [] }
+        const permission = permissions[i]
+        return { id: a.call.id, name: a.call.name, footprint: inputs[i]!.footprint, footprintFrom: footprintOrigin(a.tool, this.#sets), ...(permission ? { permission } : {}), ...plan[i]! }
       }),
     }
   }
@@ -193,6 +236,7 @@ export class Host {
     this.authoriser.shutdown?.()
     await this.#scheduler.onIdle()
     for (const closer of this.#closers.splice(0).reverse()) await closer()
+    await this.#scheduler.estimates.save(estimatesFile(this.#config, this.root), (message) => this.log.warn(message))
   }
 
   // Admission runs one batch at a time, so calls reach the scheduler in arrival order even when
@@ -224,7 +268,7 @@ export class Host {
         return
       }
       const args = decision.args
-      const call: SchedulableCall = { id: item.call.id, footprint: this.footprintOf(item.tool, args), start: this.#starter(item, args) }
+      const call: SchedulableCall = { id: item.call.id, footprint: this.footprintOf(item.tool, args), start: this.#starter(item, args), profile: this.#scheduler.profileOf(item.tool.name, item.tool.toolset) }
       if (decision.gate) call.gate = decision.gate
       scheduledItems.push(item)
       toSchedule.push(call)
@@ -294,14 +338,8 @@ export class Host {
   }
 
   async #saveAndShape(call: ToolCall, text: string, limit: number, timing: object): Promise<ToolResult> {
-    try {
-      const limited = await limitContent(text, limit, underRoot(this.root, this.config.limits.results_dir), call.id)
-      return { id: call.id, name: call.name, ok: true, ...limited, ...timing }
-    } catch (error) {
-      // The whole text could not be saved: still answer, with what fits and why the rest is missing.
-      const kept = text.slice(0, Math.max(0, limit - 200))
-      return { id: call.id, name: call.name, ok: true, content: `${kept}\n[truncated: ${text.length} characters; saving the whole result failed: ${(error as Error).message}]`, truncated: true, ...timing }
-    }
+    const limited = await limitContent(text, limit, underRoot(this.root, this.config.limits.results_dir), call.id, this.root)
+    return { id: call.id, name: call.name, ok: true, ...limited, ...timing }
   }
 
   #errorResult(call: ToolCall, error: ToolError, trace: boolean, waits: Wait[] = []): ToolResult {
@@ -322,6 +360,10 @@ export class Host {
   }
 }
 
+function estimatesFile(config: ToolhostConfig, root: string): string | undefined {
+  return config.dispatch.duration_estimates === '' ? undefined : underRoot(root, config.dispatch.duration_estimates)
+}
+
 function blockerOf(admissions: readonly Admission[]): string | undefined {
   return batchBlocker(admissions.flatMap((a) => (a.ok ? [] : [{ id: a.call.id, parsed: a.parsed, code: a.error.code }])))
 }
@@ -338,6 +380,8 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   // Events cost nothing while nobody listens, so they are logged only when asked for.
   if (options.logEvents ?? (options.env ?? process.env).TOOLHOST_LOG === 'debug') logSchedulingEvents(host, host.log)
   if (setup.config.env_file !== '') loadEnvFile(underRoot(setup.root, setup.config.env_file), options.env)
+  // Live limits: config.yaml is watched beside the plugin folders (same switch), loaded only when on.
+  if (setup.file !== undefined && (setup.config.plugins.watch || options.watch === true)) (await import('./loader/watch-config.js')).watchConfig(host, setup.file, setup.config)
   if (options.loadPlugins !== false) {
     const dirs = [
       ...setup.config.plugins.dirs.map((d) => path.resolve(setup.baseDir, d)),

@@ -28,7 +28,9 @@ export function defaultConfig(): ToolhostConfig {
       parallel_safe: [],
       never_parallel: [],
       path_scoped: [],
+      duration_estimates: '.toolhost/durations.json',
     },
+    rate_limits: {},
     limits: {
       max_result_chars: 100_000,
       max_read_chars: 100_000,

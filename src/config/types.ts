@@ -11,6 +11,13 @@ export interface McpServerConfig {
   parallel_safe?: boolean
 }
 
+/** One `rate_limits` entry. */
+export interface RateLimitConfig {
+  calls?: number
+  per_ms?: number
+  concurrency?: number
+}
+
 export interface ToolhostConfig {
   workspace: { root: string; deny: string[] }
   env_file: string
@@ -24,7 +31,11 @@ export interface ToolhostConfig {
     parallel_safe: string[]
     never_parallel: string[]
     path_scoped: string[]
+    /** File keeping per-tool duration estimates between runs ("" keeps them in memory only). */
+    duration_estimates: string
   }
+  /** Per tool name, toolset or glob: at most `calls` starts per `per_ms`, and/or `concurrency` at once. */
+  rate_limits: Record<string, RateLimitConfig>
   limits: {
     max_result_chars: number
     max_read_chars: number
