@@ -1,5 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import PQueue from 'p-queue'
+import { relativeToRoot } from '../paths.js'
 import type { ToolError } from '../types.js'
 
 /**
@@ -28,27 +30,86 @@ export interface LimitedContent {
   savedTo?: string
 }
 
+/** Saves of whole results in flight at once: each holds its text's UTF-8 copy while it is written. */
+const SAVES_AT_ONCE = 4
+const saves = new PQueue({ concurrency: SAVES_AT_ONCE })
+const madeDirs = new Set<string>()
+
 /**
- * Keeps a result within `limit` characters. A longer one is cut at a line boundary, ends with a
- * note giving the full size and the file holding the whole text, which is written to `dir`.
+ * Keeps a result within `limit` characters. A longer one is written whole to a file under `dir`;
+ * the preview keeps at least a third of the limit as content (cut at a line boundary when one falls
+ * in the second half of the room) and ends with a note giving the size and where the whole text is,
+ * relative to `root`: the longest of three forms that fits (the file is always in `savedTo`).
+ *
+ * The preview is a fresh string, never a slice of the original: V8 keeps a sliced string's whole
+ * parent alive, so a 100 kB preview of a 1 MB result would hold the megabyte for as long as the
+ * result lives. Saves run at most four at once, so only their texts (not their encoded copies too)
+ * wait in memory.
  *
  * @example
- * await limitContent(hugeText, 100_000, '/w/.toolhost/results', 'call_1')
- * // { content: '…\n[truncated: showing 99790 of 250000 characters; the whole result is saved at /w/.toolhost/results/call_1-….txt]', truncated: true, savedTo: '/w/.toolhost/results/call_1-….txt' }
+ * await limitContent(hugeText, 100_000, '/w/.toolhost/results', 'call_1', '/w')
+ * // { content: '…\n[truncated: showing 99790 of 250000 characters; the whole result is saved at .toolhost/results/call_1-….txt]', truncated: true, savedTo: '/w/.toolhost/results/call_1-….txt' }
  */
-export async function limitContent(content: string, limit: number | false, dir: string, callId: string): Promise<LimitedContent> {
+export async function limitContent(content: string, limit: number | false, dir: string, callId: string, root?: string): Promise<LimitedContent> {
   if (limit === false || content.length <= limit) return { content }
   const file = path.join(dir, `${safeName(callId)}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}.txt`)
-  await mkdir(dir, { recursive: true })
-  await writeFile(file, content, 'utf8')
-  const note = `\n[truncated: showing PLACEHOLDER of ${content.length} characters; the whole result is saved at ${file}]`
-  const room = Math.max(0, limit - note.length - 12)
-  const cut = content.lastIndexOf('\n', room)
-  const kept = content.slice(0, cut > room / 2 ? cut : room)
-  // With a limit shorter than the note itself the note is cut too: the limit always holds, and
-  // `savedTo` still says where the whole text is.
-  const shaped = (kept + note.replace('PLACEHOLDER', String(kept.length))).slice(0, limit)
-  return { content: shaped, truncated: true, savedTo: file }
+  try {
+    await saves.add(() => saveWhole(file, content))
+  } catch (error) {
+    // The whole text could not be saved: still answer, with what fits and why the rest is missing.
+    const why = `saving the whole result failed: ${(error as Error).message}`
+    return { content: preview(content, limit, [why, 'the whole result was not saved']), truncated: true }
+  }
+  const shown = root === undefined ? file : relativeToRoot(file, root)
+  return { content: preview(content, limit, [`the whole result is saved at ${shown}`, `whole text: ${shown}`]), truncated: true, savedTo: file }
+}
+
+/**
+ * The preview of `text` for `limit`: content first (at least a third of the limit), then a note in
+ * the longest form that fits: `[truncated: showing K of N characters; <where>]`, `[truncated K/N
+ * chars; <where, short>]`, `[truncated: K of N characters]`, `[truncated]`.
+ *
+ * @example
+ * preview('a\nb\n…', 150, ['the whole result is saved at r/x.txt', 'whole text: r/x.txt'])
+ */
+export function preview(text: string, limit: number, where: readonly [string, string]): string {
+  const total = text.length
+  const notes = [
+    (kept: number) => `\n[truncated: showing ${kept} of ${total} characters; ${where[0]}]`,
+    (kept: number) => `\n[truncated ${kept}/${total} chars; ${where[1]}]`,
+    (kept: number) => `\n[truncated: ${kept} of ${total} characters]`,
+    () => '\n[truncated]',
+  ]
+  const noteRoom = limit - Math.ceil(limit / 3)
+  // Kept is at most `limit`, so its digits are at most the limit's: size the note with those.
+  const note = notes.find((n) => n(limit).length <= noteRoom)
+  const room = note === undefined ? limit : limit - note(limit).length
+  const cut = text.lastIndexOf('\n', room)
+  let kept = cut > room / 2 ? cut : room
+  // Never end on half of a surrogate pair.
+  if (kept > 0 && kept < total && isHighSurrogate(text.charCodeAt(kept - 1))) kept--
+  // join makes a new flat string: the preview keeps no reference to `text`.
+  return [text.slice(0, kept), note === undefined ? '' : note(kept)].join('')
+}
+
+async function saveWhole(file: string, content: string): Promise<void> {
+  const dir = path.dirname(file)
+  if (!madeDirs.has(dir)) {
+    await mkdir(dir, { recursive: true })
+    madeDirs.add(dir)
+  }
+  try {
+    await writeFile(file, content, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    // The folder went away since it was made: make it again once.
+    await mkdir(dir, { recursive: true })
+    await writeFile(file, content, 'utf8')
+  }
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff
 }
 
 /**
@@ -60,7 +121,8 @@ export async function limitContent(content: string, limit: number | false, dir: 
 export function capText(text: string, limit: number | false): string {
   if (limit === false || text.length <= limit) return text
   const note = ` [cut: ${text.length} characters in all]`
-  return (text.slice(0, Math.max(0, limit - note.length)) + note).slice(0, limit)
+  // join, not +: a new flat string, so the cut message does not keep the whole original alive.
+  return [text.slice(0, Math.max(0, limit - note.length)), note].join('').slice(0, limit)
 }
 
 function safeName(id: string): string {
