@@ -7,10 +7,10 @@ import { logSchedulingEvents } from './dispatch/log-events.js'
 import { footprintOrigin, type BehaviourSets, type Footprint } from './dispatch/footprint.js'
 import { explainPlan } from './dispatch/explain-plan.js'
 import { batchBlocker, planModeWaits } from './dispatch/plan.js'
-import type { DurationEstimates } from './dispatch/duration-estimates.js'
+import { DurationEstimates } from './dispatch/duration-estimates.js'
 import type { WorkerPool } from './dispatch/worker-pool.js'
 import { Scheduler, type JobOutcome, type SchedulableCall, type SubmitOptions, type Wait } from './dispatch/scheduler.js'
-import { capText, limitContent, toContent } from './dispatch/shape-result.js'
+import { capText, limitContent, ResultSaver, toContent } from './dispatch/shape-result.js'
 import { loadEnvFile } from './env-file.js'
 import { describeThrown } from './errors.js'
 import { loadPlugins, type PluginLoadReport } from './loader/load-plugins.js'
@@ -62,6 +62,8 @@ export class Host {
   readonly #listeners = new Set<(event: HostEvent) => void>()
   readonly #closers: Array<() => void | Promise<void>> = []
   #admission: Promise<unknown> = Promise.resolve()
+  // Over 2 M characters of huge results (64 k and longer) not yet shaped, no handler starts.
+  readonly #saver = new ResultSaver(2 * 2 ** 20, (high) => this.#scheduler.pool.throttle(high))
 
   constructor(setup: { config: ToolhostConfig; file: string | undefined; root: string; maxWorkers: number; maxWorkersFrom?: Host['maxWorkersFrom'] }, options: HostOptions) {
     this.#config = options.permissionMode === undefined ? setup.config : { ...setup.config, permissions: { ...setup.config.permissions, mode: options.permissionMode } }
@@ -91,9 +93,11 @@ export class Host {
       onEvent: (event) => this.#emit(event),
       listening: () => this.#listeners.size > 0,
       rateLimits: setup.config.rate_limits,
+      estimates: new DurationEstimates(setup.config.dispatch.duration_estimates === '' ? undefined : underRoot(setup.root, setup.config.dispatch.duration_estimates)),
+      onAnswer: (outcome) => outcome.ok && this.#saver.claim(outcome.value),
     })
     // Estimates a previous run left (`dispatch.duration_estimates`); a bad file is reported and ignored.
-    this.#scheduler.estimates.load(estimatesFile(setup.config, setup.root), (message) => this.log.warn(message))
+    this.#scheduler.estimates.load((message) => this.log.warn(message))
   }
 
   /** The config in force: as loaded, with live keys replaced when config.yaml changes (`applyLiveConfig`). */
@@ -116,11 +120,7 @@ export class Host {
     return this.#scheduler.estimates
   }
 
-  /**
-   * Takes the live keys of a reloaded config (`LIVE_KEYS`: worker limit, rate limits, timeouts) for
-   * calls not yet started; calls already running keep what they started with. Other keys need a
-   * restart. TOOLHOST_MAX_WORKERS, when set, still wins over `dispatch.max_workers`.
-   */
+  /** Takes a reloaded config's `LIVE_KEYS` (worker and rate limits, timeouts) for calls not yet started; TOOLHOST_MAX_WORKERS still wins. */
   applyLiveConfig(next: ToolhostConfig): void {
     this.#config = withLiveKeys(this.#config, next)
     if (this.maxWorkersFrom === 'config') this.#scheduler.pool.concurrency = next.dispatch.max_workers
@@ -236,7 +236,7 @@ export class Host {
     this.authoriser.shutdown?.()
     await this.#scheduler.onIdle()
     for (const closer of this.#closers.splice(0).reverse()) await closer()
-    await this.#scheduler.estimates.save(estimatesFile(this.#config, this.root), (message) => this.log.warn(message))
+    await this.#scheduler.estimates.save((message) => this.log.warn(message))
   }
 
   // Admission runs one batch at a time, so calls reach the scheduler in arrival order even when
@@ -278,10 +278,14 @@ export class Host {
     if (mode !== 'graph') submit.modeWaits = planModeWaits(mode, toSchedule, mode === 'batch' ? blockerOf(admissions) : undefined)
     if (options.signal) submit.signal = options.signal
     const outcomes = this.#scheduler.submit(toSchedule, submit)
-    scheduledItems.forEach((item, k) => {
-      results[item.index] = outcomes[k]!.then((outcome) => this.#shape(item, outcome, trace))
-    })
+    for (let k = 0; k < scheduledItems.length; k++) results[scheduledItems[k]!.index] = this.#shapeWhenDone(outcomes[k]!, scheduledItems[k]!, trace)
     return results
+  }
+
+  // Its own scope: the closure keeps this call's outcome, not (through #admit's context) the array of
+  // every outcome of the batch, which held each huge result until the whole batch was shaped.
+  #shapeWhenDone(outcome: Promise<JobOutcome>, item: AuthoriseItem, trace: boolean): Promise<ToolResult> {
+    return outcome.then((done) => this.#saver.releaseAfter(done.ran && done.outcome.ok ? done.outcome.value : undefined, () => this.#shape(item, done, trace)))
   }
 
   // A fault in the authoriser must not reject the batch: each of its calls is refused instead.
@@ -338,7 +342,7 @@ export class Host {
   }
 
   async #saveAndShape(call: ToolCall, text: string, limit: number, timing: object): Promise<ToolResult> {
-    const limited = await limitContent(text, limit, underRoot(this.root, this.config.limits.results_dir), call.id, this.root)
+    const limited = await limitContent(text, limit, underRoot(this.root, this.config.limits.results_dir), call.id, this.root, this.#saver)
     return { id: call.id, name: call.name, ok: true, ...limited, ...timing }
   }
 
@@ -358,10 +362,6 @@ export class Host {
       }
     }
   }
-}
-
-function estimatesFile(config: ToolhostConfig, root: string): string | undefined {
-  return config.dispatch.duration_estimates === '' ? undefined : underRoot(root, config.dispatch.duration_estimates)
 }
 
 function blockerOf(admissions: readonly Admission[]): string | undefined {

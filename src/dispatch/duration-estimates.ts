@@ -29,7 +29,8 @@ const FILE_VERSION = 1
  * every estimate is 0 and the pool falls back to call order.
  *
  * @example
- * const estimates = new DurationEstimates()
+ * const estimates = new DurationEstimates('/w/.toolhost/durations.json')
+ * estimates.load((problem) => log.warn(problem))
  * const profile = estimates.profileOf('read_file', 'files')
  * estimates.record(profile, 12.5) // true: the first sample changes the picture
  * estimates.estimate(profile)     // 12.5
@@ -41,6 +42,12 @@ export class DurationEstimates {
   #dirty = false
   /** Bumped when an estimate changed enough to reorder waiting calls. */
   epoch = 0
+  /** Where `load` and `save` keep the estimates between runs; undefined: in memory only. */
+  readonly file: string | undefined
+
+  constructor(file?: string) {
+    this.file = file
+  }
 
   profileOf(name: string, toolset: string): ToolProfile {
     let profile = this.#byName.get(name)
@@ -97,7 +104,8 @@ export class DurationEstimates {
    * Takes estimates a previous run saved. A missing file is nothing to load; an unreadable or
    * malformed one is reported through `onProblem` and ignored (estimates only order waiting calls).
    */
-  load(file: string | undefined, onProblem: (message: string) => void): void {
+  load(onProblem: (message: string) => void): void {
+    const file = this.file
     if (file === undefined) return
     let text: string
     try {
@@ -135,7 +143,8 @@ export class DurationEstimates {
    * Saves the estimates when they changed (atomically: a temp file renamed over the old one; at most
    * 500 tools). A failure is reported through `onProblem`: estimates only order waiting calls.
    */
-  async save(file: string | undefined, onProblem: (message: string) => void): Promise<void> {
+  async save(onProblem: (message: string) => void): Promise<void> {
+    const file = this.file
     if (file === undefined || !this.#dirty) return
     this.#dirty = false
     const entries = this.known().sort((a, b) => b.samples - a.samples).slice(0, MAX_SAVED)

@@ -43,6 +43,8 @@ export interface SchedulerOptions {
   maxWorkers: number
   now: () => number
   onEvent?: (event: SchedulerEvent) => void
+  /** Called with each handler's outcome as it is answered, before its worker is freed (the host weighs huge results here). */
+  onAnswer?: (outcome: Outcome) => void
   /** When given, events are built and sent only while it returns true (nobody listening: no event objects). */
   listening?: () => boolean
   /** `rate_limits` from config: per tool name, toolset or glob. */

@@ -31,6 +31,7 @@ export class Scheduler {
   #stale = false
   readonly #now: () => number
   readonly #onEvent: ((event: SchedulerEvent) => void) | undefined
+  readonly #onAnswer: ((outcome: Outcome) => void) | undefined
   readonly #listening: (() => boolean) | undefined
   // Unreleased jobs by footprint kind, in arrival order (Sets keep insertion order).
   readonly #barriers = new Set<Job>()
@@ -51,6 +52,7 @@ export class Scheduler {
     this.#estimates = options.estimates ?? new DurationEstimates()
     this.#now = options.now
     this.#onEvent = options.onEvent
+    this.#onAnswer = options.onAnswer
     this.#listening = options.listening
   }
 
@@ -350,6 +352,7 @@ export class Scheduler {
 
   #finish(job: Job, outcome: JobOutcome): void {
     if (job.answered) return
+    if (outcome.ran) this.#onAnswer?.(outcome.outcome)
     job.answer(outcome)
     if (!this.#wantsEvents()) return
     const ok = outcome.ran && outcome.outcome.ok

@@ -32,8 +32,80 @@ export interface LimitedContent {
 
 /** Saves of whole results in flight at once: each holds its text's UTF-8 copy while it is written. */
 const SAVES_AT_ONCE = 4
-const saves = new PQueue({ concurrency: SAVES_AT_ONCE })
 const madeDirs = new Set<string>()
+
+/** A string result at least this long counts against the saver's budget from the moment it is answered. */
+const HEAVY_CHARS = 64 * 1024
+
+/**
+ * Writes whole results to disk, four at a time, and keeps count of the huge result text not yet
+ * shaped: `claim` it as the handler answers (before its worker is freed), `release` it once the
+ * result is shaped. Past `budget` characters it reports pressure (the host then holds new handlers
+ * off), and below half of it the pressure is off again: results cannot pile up in memory faster than
+ * the disk takes them.
+ *
+ * @example
+ * const saver = new ResultSaver(16 * 2 ** 20, (high) => pool.throttle(high))
+ * saver.claim(value) // as the handler answers
+ * await saver.releaseAfter(value, () => limitContent(value, 100_000, dir, 'call_1', root, saver))
+ */
+export class ResultSaver {
+  readonly #queue = new PQueue({ concurrency: SAVES_AT_ONCE })
+  readonly #budget: number
+  readonly #onPressure: (high: boolean) => void
+  #waiting = 0
+  #high = false
+
+  constructor(budget: number, onPressure: (high: boolean) => void = () => {}) {
+    this.#budget = budget
+    this.#onPressure = onPressure
+  }
+
+  /** Characters of huge results answered and not yet shaped. */
+  get waiting(): number {
+    return this.#waiting
+  }
+
+  /** Counts a handler's value against the budget if it is a huge string (same test as `release`). */
+  claim(value: unknown): void {
+    if (typeof value !== 'string' || value.length < HEAVY_CHARS) return
+    this.#waiting += value.length
+    if (!this.#high && this.#waiting > this.#budget) {
+      this.#high = true
+      this.#onPressure(true)
+    }
+  }
+
+  release(value: unknown): void {
+    if (typeof value !== 'string' || value.length < HEAVY_CHARS) return
+    this.#waiting -= value.length
+    if (this.#high && this.#waiting <= this.#budget / 2) {
+      this.#high = false
+      this.#onPressure(false)
+    }
+  }
+
+  /** Runs `shape`, then releases `value` (a no-op unless it is a huge string), also when shaping fails. */
+  releaseAfter<T>(value: unknown, shape: () => T | Promise<T>): T | Promise<T> {
+    if (typeof value !== 'string' || value.length < HEAVY_CHARS) return shape()
+    let shaped: T | Promise<T>
+    try {
+      shaped = shape()
+    } catch (error) {
+      this.release(value)
+      throw error
+    }
+    if (shaped instanceof Promise) return shaped.finally(() => this.release(value))
+    this.release(value)
+    return shaped
+  }
+
+  save(file: string, content: string): Promise<void> {
+    return this.#queue.add(() => saveWhole(file, content))
+  }
+}
+
+const anySaver = new ResultSaver(Number.POSITIVE_INFINITY)
 
 /**
  * Keeps a result within `limit` characters. A longer one is written whole to a file under `dir`;
@@ -50,11 +122,11 @@ const madeDirs = new Set<string>()
  * await limitContent(hugeText, 100_000, '/w/.toolhost/results', 'call_1', '/w')
  * // { content: '…\n[truncated: showing 99790 of 250000 characters; the whole result is saved at .toolhost/results/call_1-….txt]', truncated: true, savedTo: '/w/.toolhost/results/call_1-….txt' }
  */
-export async function limitContent(content: string, limit: number | false, dir: string, callId: string, root?: string): Promise<LimitedContent> {
+export async function limitContent(content: string, limit: number | false, dir: string, callId: string, root?: string, saver: ResultSaver = anySaver): Promise<LimitedContent> {
   if (limit === false || content.length <= limit) return { content }
   const file = path.join(dir, `${safeName(callId)}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}.txt`)
   try {
-    await saves.add(() => saveWhole(file, content))
+    await saver.save(file, content)
   } catch (error) {
     // The whole text could not be saved: still answer, with what fits and why the rest is missing.
     const why = `saving the whole result failed: ${(error as Error).message}`
@@ -88,8 +160,21 @@ export function preview(text: string, limit: number, where: readonly [string, st
   let kept = cut > room / 2 ? cut : room
   // Never end on half of a surrogate pair.
   if (kept > 0 && kept < total && isHighSurrogate(text.charCodeAt(kept - 1))) kept--
-  // join makes a new flat string: the preview keeps no reference to `text`.
-  return [text.slice(0, kept), note === undefined ? '' : note(kept)].join('')
+  // join of two non-empty parts makes a new flat string: the preview keeps no reference to `text`.
+  return note === undefined ? detachString(text.slice(0, kept)) : [text.slice(0, kept), note(kept)].join('')
+}
+
+/**
+ * A copy of `text` that references no other string. V8 keeps the whole parent of a sliced string
+ * (and every part of a concatenated one) alive; a short preview of a huge text, kept in a result a
+ * model's conversation holds, would keep the huge text too. (Joining with an empty string returns
+ * the same string, so the copy is made by flattening one more character, then dropping it.)
+ *
+ * @example
+ * const snippet = detachString(hugeBody.slice(0, 200)) // 200 characters, hugeBody can be freed
+ */
+export function detachString(text: string): string {
+  return text.length < 13 ? text : (' ' + text).slice(1)
 }
 
 async function saveWhole(file: string, content: string): Promise<void> {
@@ -114,15 +199,17 @@ function isHighSurrogate(code: number): boolean {
 
 /**
  * Cuts short text (an error message) to `limit` characters, saying so; nothing is saved to disk.
+ * The text returned never references a larger string (see `detachString`).
  *
  * @example
  * capText('e'.repeat(500), 100) // 'eee… [cut: 500 characters in all]' (100 characters)
  */
 export function capText(text: string, limit: number | false): string {
-  if (limit === false || text.length <= limit) return text
+  // Detached either way: a message built from a slice of a huge text (a response body, a file)
+  // must not keep that text alive for as long as the result lives.
+  if (limit === false || text.length <= limit) return detachString(text)
   const note = ` [cut: ${text.length} characters in all]`
-  // join, not +: a new flat string, so the cut message does not keep the whole original alive.
-  return [text.slice(0, Math.max(0, limit - note.length)), note].join('').slice(0, limit)
+  return detachString([text.slice(0, Math.max(0, limit - note.length)), note].join('').slice(0, limit))
 }
 
 function safeName(id: string): string {

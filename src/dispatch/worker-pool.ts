@@ -64,6 +64,7 @@ export class WorkerPool {
   #peak = 0
   // Rate-cleared calls handed to the worker queue and not yet started: they count as busy workers.
   #cleared = 0
+  #throttled = false
   #rules: RateRule[] = []
   #rulesVersion = 0
   readonly #groups = new Map<string, RateGroup>()
@@ -105,9 +106,20 @@ export class WorkerPool {
     this.#queue.pause()
   }
 
-  /** Starts waiting calls by priority while workers are free. */
+  /** Starts waiting calls by priority while workers are free (unless throttled). */
   go(): void {
-    this.#queue.start()
+    if (!this.#throttled) this.#queue.start()
+  }
+
+  /**
+   * Holds new starts off while `on` (calls already running go on): the host throttles the pool while
+   * too much result text waits to be saved, so huge results do not pile up in memory.
+   */
+  throttle(on: boolean): void {
+    if (on === this.#throttled) return
+    this.#throttled = on
+    if (on) this.#queue.pause()
+    else this.#queue.start()
   }
 
   /** The rate rules in force (config order). */

@@ -20,7 +20,8 @@ export function sortKeys(value: unknown): unknown {
 
 /** Sorted keys, with every string longer than `maxChars` cut and marked (how the audit log stores arguments). */
 export function abbreviate(value: unknown, maxChars: number): unknown {
-  if (typeof value === 'string') return value.length > maxChars ? `${value.slice(0, maxChars)}…[+${value.length - maxChars} chars]` : value
+  // join, not a template: a new string, so a shortened argument does not keep the whole argument alive.
+  if (typeof value === 'string') return value.length > maxChars ? [value.slice(0, maxChars), `…[+${value.length - maxChars} chars]`].join('') : value
   if (Array.isArray(value)) return value.map((v) => abbreviate(v, maxChars))
   if (typeof value !== 'object' || value === null) return value
   const out: Record<string, unknown> = {}

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { capText, limitContent, preview } from '../../src/dispatch/shape-result.js'
+import { capText, detachString, limitContent, preview } from '../../src/dispatch/shape-result.js'
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'toolhost-shape-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
@@ -59,4 +59,10 @@ test('capText cuts an error message to its limit, saying how long it was', () =>
   const cut = capText('e'.repeat(5000), 100)
   expect(cut).toHaveLength(100)
   expect(cut).toMatch(/^e+ \[cut: 5000 characters in all\]$/)
+})
+
+test('detachString returns the same text (a copy that references no larger string)', () => {
+  const huge = 'x'.repeat(100_000)
+  expect(detachString(huge.slice(0, 500))).toBe('x'.repeat(500))
+  expect(detachString('short')).toBe('short')
 })
