@@ -93,6 +93,7 @@ export class Host {
       onEvent: (event) => this.#emit(event),
       listening: () => this.#listeners.size > 0,
       rateLimits: setup.config.rate_limits,
+      priority: setup.config.dispatch.priority,
       estimates: new DurationEstimates(setup.config.dispatch.duration_estimates === '' ? undefined : underRoot(setup.root, setup.config.dispatch.duration_estimates)),
       onAnswer: (outcome) => outcome.ok && this.#saver.claim(outcome.value),
     })

@@ -28,6 +28,7 @@ export function defaultConfig(): ToolhostConfig {
       parallel_safe: [],
       never_parallel: [],
       path_scoped: [],
+      priority: 'critical-path',
       duration_estimates: '.toolhost/durations.json',
     },
     rate_limits: {},

@@ -22,6 +22,7 @@ export const CONFIG_SCHEMA = section({
     parallel_safe: toolNames,
     never_parallel: toolNames,
     path_scoped: toolNames,
+    priority: { enum: ['critical-path', 'call-order'] },
     duration_estimates: { type: 'string' },
   }),
   // Keys: a tool name, a toolset, or a glob over tool names (`mcp_github_*`).

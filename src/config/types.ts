@@ -31,6 +31,8 @@ export interface ToolhostConfig {
     parallel_safe: string[]
     never_parallel: string[]
     path_scoped: string[]
+    /** Which ready call gets a free worker: the longest estimated chain behind it, or the earliest. */
+    priority: 'critical-path' | 'call-order'
     /** File keeping per-tool duration estimates between runs ("" keeps them in memory only). */
     duration_estimates: string
   }

@@ -6,12 +6,14 @@ type RunFunction = () => Promise<unknown>
 /** What the scheduler hands p-queue's `add` beside the task: its priority, its id and its place in call order. */
 export type ReadyOptions = QueueAddOptions & {
   /** Arrival order: the tie-break between equal priorities (earlier first). */
-  readonly seq?: number
+  seq?: number
 }
 
+// The options object p-queue builds for each task (a fresh copy per add) is the heap entry itself,
+// with the task and its heap position added: no second object per call.
 interface Entry {
   run: RunFunction
-  id: string | undefined
+  id?: string | undefined
   priority: number
   seq: number
   /** Where the entry sits in the heap; -1 once it has left. */
@@ -20,9 +22,11 @@ interface Entry {
 
 /**
  * p-queue's queue class for the worker pool: the calls that wait only for a worker, highest
- * priority first and, between equal priorities, the earliest arrival (call order) first. A binary
- * heap that knows where each entry sits, so p-queue's `setPriority` moves one waiting call in
- * O(log n) (p-queue's own sorted array ties by enqueue order and moves a call in O(n)).
+ * priority first and, between equal priorities, the earliest arrival (call order) first (p-queue's
+ * own sorted array ties by enqueue order, which is not call order when later calls become ready
+ * first). A binary heap: O(log n) in and out. `setPriority` finds the entry by a scan, as p-queue's
+ * own queue does: it is rare (a bottom level grew), and an index by id would cost every call a map
+ * entry.
  *
  * @example
  * const pool = new PQueue<ReadyQueue, ReadyOptions>({ concurrency: 8, queueClass: ReadyQueue })
@@ -31,17 +35,18 @@ interface Entry {
  */
 export class ReadyQueue implements Queue<RunFunction, ReadyOptions> {
   readonly #heap: Entry[] = []
-  // Only entries with an id are findable (the scheduler gives one to every call).
-  readonly #byId = new Map<string, Entry>()
 
   get size(): number {
     return this.#heap.length
   }
 
   enqueue(run: RunFunction, options?: Partial<ReadyOptions>): void {
-    const entry: Entry = { run, id: options?.id, priority: options?.priority ?? 0, seq: options?.seq ?? 0, at: this.#heap.length }
+    const entry = (options ?? {}) as Entry
+    entry.run = run
+    entry.priority ??= 0
+    entry.seq ??= 0
+    entry.at = this.#heap.length
     this.#heap.push(entry)
-    if (entry.id !== undefined) this.#byId.set(entry.id, entry)
     this.#up(entry.at)
   }
 
@@ -53,7 +58,7 @@ export class ReadyQueue implements Queue<RunFunction, ReadyOptions> {
   }
 
   setPriority(id: string, priority: number): void {
-    const entry = this.#byId.get(id)
+    const entry = this.#find(id)
     if (entry === undefined) throw new ReferenceError(`No promise function with the id "${id}" exists in the queue.`)
     const before = entry.priority
     entry.priority = priority
@@ -61,13 +66,8 @@ export class ReadyQueue implements Queue<RunFunction, ReadyOptions> {
     else this.#down(entry.at)
   }
 
-  /** The priority of a waiting call, or undefined once it has left the queue. */
-  priorityOf(id: string): number | undefined {
-    return this.#byId.get(id)?.priority
-  }
-
   remove(id: string): void {
-    const entry = this.#byId.get(id)
+    const entry = this.#find(id)
     if (entry !== undefined) this.#removeAt(entry.at)
   }
 
@@ -75,11 +75,14 @@ export class ReadyQueue implements Queue<RunFunction, ReadyOptions> {
     return this.#heap.filter((e) => e.priority === options.priority).map((e) => e.run)
   }
 
+  #find(id: string): Entry | undefined {
+    for (const entry of this.#heap) if (entry.id === id) return entry
+    return undefined
+  }
+
   #removeAt(i: number): void {
     const heap = this.#heap
-    const gone = heap[i]!
-    gone.at = -1
-    if (gone.id !== undefined) this.#byId.delete(gone.id)
+    heap[i]!.at = -1
     const last = heap.pop()!
     if (i === heap.length) return
     heap[i] = last

@@ -49,6 +49,8 @@ export interface SchedulerOptions {
   listening?: () => boolean
   /** `rate_limits` from config: per tool name, toolset or glob. */
   rateLimits?: Readonly<Record<string, RateLimit>>
+  /** `call-order`: every ready call has priority 0, so free workers go to the earliest (default: critical-path). */
+  priority?: 'critical-path' | 'call-order'
   /** Per-tool duration estimates (e.g. loaded from a previous run); default: start with none. */
   estimates?: DurationEstimates
 }

@@ -29,6 +29,7 @@ export class Scheduler {
   readonly #estimates: DurationEstimates
   // An estimate moved while nothing waited for a worker: recompute bottom levels before the next wait.
   #stale = false
+  readonly #criticalPath: boolean
   readonly #now: () => number
   readonly #onEvent: ((event: SchedulerEvent) => void) | undefined
   readonly #onAnswer: ((outcome: Outcome) => void) | undefined
@@ -50,6 +51,7 @@ export class Scheduler {
     }
     this.#pool = new WorkerPool({ concurrency: options.maxWorkers, run: (job) => this.#runJob(job as Job), ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}) })
     this.#estimates = options.estimates ?? new DurationEstimates()
+    this.#criticalPath = options.priority !== 'call-order'
     this.#now = options.now
     this.#onEvent = options.onEvent
     this.#onAnswer = options.onAnswer
@@ -114,8 +116,10 @@ export class Scheduler {
         if (job.waits.length > 0) this.#emit({ type: 'waiting', id: call.id, seq: job.seq, at: this.#now(), on: job.waits })
       }
     }
-    assignBottomLevels(jobs, this.#estimates)
-    if (waitsOnOlder) raiseAncestors(jobs, firstSeq, this.#estimates, (job) => this.#pool.reprioritise(job))
+    if (this.#criticalPath) {
+      assignBottomLevels(jobs, this.#estimates)
+      if (waitsOnOlder) raiseAncestors(jobs, firstSeq, this.#estimates, (job) => this.#pool.reprioritise(job))
+    }
     const signal = options.signal
     if (signal?.aborted) {
       // Interrupted before anything could start: every call is skipped. (Checked before driving,
@@ -305,7 +309,7 @@ export class Scheduler {
   #learn(job: Job, endedAt: number): void {
     const profile = job.profile
     if (profile === undefined || job.interrupted) return
-    if (this.#estimates.record(profile, endedAt - job.startedAt)) {
+    if (this.#estimates.record(profile, endedAt - job.startedAt) && this.#criticalPath) {
       if (this.#pool.waiting > 0) this.#refresh()
       else this.#stale = true
     }
