@@ -13,10 +13,17 @@ const FS_TOOLS = path.resolve('test/fixtures/dispatch/plugins')
 const SCOPE_ONLY = path.resolve('test/fixtures/dispatch/footprint-plugins')
 let root: string
 
+// The CLI logs at warn by default; these configs use bypass, whose start-up warning is expected.
+const logLevel = process.env.TOOLHOST_LOG
 beforeAll(() => {
   root = mkdtempSync(path.join(os.tmpdir(), 'toolhost-cli-pool-'))
+  process.env.TOOLHOST_LOG = 'error'
 })
-afterAll(() => rmSync(root, { recursive: true, force: true }))
+afterAll(() => {
+  if (logLevel === undefined) delete process.env.TOOLHOST_LOG
+  else process.env.TOOLHOST_LOG = logLevel
+  rmSync(root, { recursive: true, force: true })
+})
 
 /** Writes a config (YAML lines) and a batch, runs `toolhost <command> batch` in this process. */
 async function cli(command: string[], config: string[], batch?: unknown): Promise<{ code: number; stdout: string; stderr: string }> {
