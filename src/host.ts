@@ -10,7 +10,7 @@ import { batchBlocker, planModeWaits } from './dispatch/plan.js'
 import { DurationEstimates } from './dispatch/duration-estimates.js'
 import type { WorkerPool } from './dispatch/worker-pool.js'
 import { Scheduler, type JobOutcome, type SchedulableCall, type SubmitOptions, type Wait } from './dispatch/scheduler.js'
-import { capText, limitContent, ResultSaver, toContent } from './dispatch/shape-result.js'
+import { capText, isHeavy, limitContent, ResultSaver, toContent } from './dispatch/shape-result.js'
 import { loadEnvFile } from './env-file.js'
 import { describeThrown } from './errors.js'
 import { loadPlugins, type PluginLoadReport } from './loader/load-plugins.js'
@@ -283,10 +283,12 @@ export class Host {
     return results
   }
 
-  // Its own scope: the closure keeps this call's outcome, not (through #admit's context) the array of
-  // every outcome of the batch, which held each huge result until the whole batch was shaped.
+  // Own scope: the closure must not keep #admit's context (every outcome of the batch) alive.
   #shapeWhenDone(outcome: Promise<JobOutcome>, item: AuthoriseItem, trace: boolean): Promise<ToolResult> {
-    return outcome.then((done) => this.#saver.releaseAfter(done.ran && done.outcome.ok ? done.outcome.value : undefined, () => this.#shape(item, done, trace)))
+    return outcome.then((done) => {
+      const value = done.ran && done.outcome.ok ? done.outcome.value : undefined
+      return isHeavy(value) ? this.#saver.releaseAfter(value, () => this.#shape(item, done, trace)) : this.#shape(item, done, trace)
+    })
   }
 
   // A fault in the authoriser must not reject the batch: each of its calls is refused instead.

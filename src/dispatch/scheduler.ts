@@ -261,7 +261,9 @@ export class Scheduler {
         const from = this.#arrivalHead
         this.#arrivals = []
         this.#arrivalHead = 0
-        this.#pool.hold()
+        // One arrival competes with nobody new: no need to hold starting off for it.
+        const compete = arrivals.length - from > 1
+        if (compete) this.#pool.hold()
         for (let i = from; i < arrivals.length; i++) {
           const job = arrivals[i]!
           if (job.state !== 'pending') continue // interrupted while waiting
@@ -269,7 +271,7 @@ export class Scheduler {
           else this.#pool.enqueue(job)
         }
         if (this.#stale && this.#pool.waiting > 0) this.#refresh()
-        this.#pool.go()
+        if (compete) this.#pool.go()
         if (this.#wantsEvents()) this.#announceWaits(arrivals, from)
       }
     } finally {

@@ -38,6 +38,16 @@ const madeDirs = new Set<string>()
 const HEAVY_CHARS = 64 * 1024
 
 /**
+ * True for a value `ResultSaver` counts: a string of 64 k characters or more.
+ *
+ * @example
+ * isHeavy('x'.repeat(100_000)) // true
+ */
+export function isHeavy(value: unknown): value is string {
+  return typeof value === 'string' && value.length >= HEAVY_CHARS
+}
+
+/**
  * Writes whole results to disk, four at a time, and keeps count of the huge result text not yet
  * shaped: `claim` it as the handler answers (before its worker is freed), `release` it once the
  * result is shaped. Past `budget` characters it reports pressure (the host then holds new handlers
@@ -68,7 +78,7 @@ export class ResultSaver {
 
   /** Counts a handler's value against the budget if it is a huge string (same test as `release`). */
   claim(value: unknown): void {
-    if (typeof value !== 'string' || value.length < HEAVY_CHARS) return
+    if (!isHeavy(value)) return
     this.#waiting += value.length
     if (!this.#high && this.#waiting > this.#budget) {
       this.#high = true
@@ -77,7 +87,7 @@ export class ResultSaver {
   }
 
   release(value: unknown): void {
-    if (typeof value !== 'string' || value.length < HEAVY_CHARS) return
+    if (!isHeavy(value)) return
     this.#waiting -= value.length
     if (this.#high && this.#waiting <= this.#budget / 2) {
       this.#high = false
@@ -87,7 +97,7 @@ export class ResultSaver {
 
   /** Runs `shape`, then releases `value` (a no-op unless it is a huge string), also when shaping fails. */
   releaseAfter<T>(value: unknown, shape: () => T | Promise<T>): T | Promise<T> {
-    if (typeof value !== 'string' || value.length < HEAVY_CHARS) return shape()
+    if (!isHeavy(value)) return shape()
     let shaped: T | Promise<T>
     try {
       shaped = shape()
