@@ -51,7 +51,8 @@ export function defineTool<Args>(spec: ToolSpec<Args>): Tool<Args> {
     requiresEnv: [...(spec.requiresEnv ?? [])],
     parallelSafe: spec.parallelSafe ?? false,
     neverParallel: spec.neverParallel ?? false,
-    pathScoped: spec.pathScoped ?? false,
+    // Declaring `scope` is declaring path-scoping: the author meant the scheduler to use it.
+    pathScoped: spec.pathScoped ?? spec.scope !== undefined,
     changesContext: spec.changesContext ?? false,
     readOnly: spec.readOnly ?? no,
     destructive: spec.destructive ?? no,
@@ -92,5 +93,8 @@ function assertSpecShape(spec: ToolSpec<never>): void {
     fail(`tool "${spec.name}": \`maxResultChars\` must be a positive integer or false`, spec.maxResultChars)
   for (const fn of ['check', 'readOnly', 'destructive', 'scope', 'checkPermissions'] as const) {
     if (spec[fn] !== undefined && typeof spec[fn] !== 'function') fail(`tool "${spec.name}": \`${fn}\` must be a function`, spec[fn])
+  }
+  if (spec.scope !== undefined && spec.pathScoped === false) {
+    fail(`tool "${spec.name}": \`scope\` says what each call touches, so the tool is path-scoped, but \`pathScoped\` is false; remove \`pathScoped: false\` (or remove \`scope\` if the tool should not be scheduled by path)`, spec.pathScoped)
   }
 }

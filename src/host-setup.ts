@@ -18,6 +18,8 @@ export interface ResolvedSetup extends LoadedConfig {
   /** The canonical workspace root. */
   root: string
   maxWorkers: number
+  /** Where `maxWorkers` came from: the environment variable wins over config (also on reload). */
+  maxWorkersFrom: 'config' | 'TOOLHOST_MAX_WORKERS'
 }
 
 /** Loads and validates config, resolves the workspace root and the env override of max_workers. */
@@ -40,6 +42,7 @@ export function resolveSetup(source: ConfigSource, env: NodeJS.ProcessEnv = proc
     throw new ToolhostError('E_CONFIG_INVALID', `${where}: the workspace root ${rootInput} must be an existing folder (${(error as Error).message})`)
   }
   let maxWorkers = loaded.config.dispatch.max_workers
+  let maxWorkersFrom: ResolvedSetup['maxWorkersFrom'] = 'config'
   const override = env.TOOLHOST_MAX_WORKERS
   if (override !== undefined && override !== '') {
     // Digits only: Number() would also take " 4", "0x10" and "1e1".
@@ -48,8 +51,9 @@ export function resolveSetup(source: ConfigSource, env: NodeJS.ProcessEnv = proc
       throw new ToolhostError('E_CONFIG_INVALID', `environment: TOOLHOST_MAX_WORKERS must be an integer from 1 to 1024, got ${JSON.stringify(override)}`)
     }
     maxWorkers = n
+    maxWorkersFrom = 'TOOLHOST_MAX_WORKERS'
   }
-  return { ...loaded, root, maxWorkers }
+  return { ...loaded, root, maxWorkers, maxWorkersFrom }
 }
 
 /** A path from config: absolute as given, else relative to the workspace root. */

@@ -1,7 +1,8 @@
 /** The host's option and stage types (types only), kept apart so host.ts holds behaviour. */
 import type { DispatchMode, PermissionMode } from './config/types.js'
-import type { Footprint } from './dispatch/footprint.js'
-import type { SchedulerEvent, Wait } from './dispatch/scheduler.js'
+import type { ExplainedCall } from './dispatch/explain-plan.js'
+import type { Footprint, FootprintOrigin } from './dispatch/footprint.js'
+import type { SchedulerEvent } from './dispatch/scheduler.js'
 import type { ConfigSource } from './host-setup.js'
 import type { Host } from './host.js'
 import type { Audience } from './messages.js'
@@ -121,14 +122,19 @@ export interface RunOptions {
   trace?: boolean
 }
 
-/** One call of a plan, as `explain` shows it. */
-export interface PlannedCall {
+/**
+ * One call of a plan, as `explain` shows it. A call the permission system would deny is left out of
+ * the wait graph (it would never run); a wait on a call that asks a person carries `ifAllowed`.
+ */
+export interface PlannedCall extends Partial<Omit<ExplainedCall, 'waitsFor'>> {
   id: string
   name: string
   /** Present when the call would fail before running. */
   error?: ToolError
   footprint?: Footprint
+  /** Who decided the kind of footprint: the tool's declarations, config `dispatch.*`, or the default. */
+  footprintFrom?: FootprintOrigin
   /** What the permission system would decide (allow, ask or deny), by whom and why. */
   permission?: { outcome: 'allow' | 'ask' | 'deny'; by: string; reason: string }
-  waitsFor: Wait[]
+  waitsFor: ExplainedCall['waitsFor']
 }

@@ -4,11 +4,15 @@ import { admitCalls, behaviourSets, blockerOf, computeFootprint, hiddenTools, se
 import { CallContext } from './dispatch/call-context.js'
 import { executeCall, type Execution } from './dispatch/execute-call.js'
 import { logSchedulingEvents } from './dispatch/log-events.js'
-import type { BehaviourSets, Footprint } from './dispatch/footprint.js'
+import { footprintOrigin, type BehaviourSets, type Footprint } from './dispatch/footprint.js'
 import { authoriserFailed, decideHeld, NO_DECISION, openHeld, type HeldCall } from './dispatch/held-calls.js'
-import { explainWaits, planModeWaits } from './dispatch/plan.js'
+import { explainPlan } from './dispatch/explain-plan.js'
+import { planModeWaits } from './dispatch/plan.js'
+import { DurationEstimates } from './dispatch/duration-estimates.js'
+import type { WorkerPool } from './dispatch/worker-pool.js'
 import { Scheduler, type JobOutcome, type SchedulableCall, type SubmitOptions, type Wait } from './dispatch/scheduler.js'
 import { capText } from './dispatch/shape-result.js'
+import { isHeavy, ResultSaver } from './dispatch/limit-content.js'
 import type { ResultsFolder } from './workspace/save-result.js'
 import type { ArgumentLimits } from './dispatch/argument-limits.js'
 import { shapeOutcome, spillText } from './dispatch/shape-outcome.js'
@@ -28,6 +32,7 @@ import { startTempSweep } from './workspace/sweep-temp-files.js'
 import type { AnyTool, AskHandler, HostServices, Logger, LogLevel, OpenAIToolDefinition, SessionState, ToolCall, ToolContext, ToolError, ToolResult } from './types.js'
 import type { Authoriser, AuthoriseDecision, AuthoriseItem, DefinitionsQuery, HostEvent, HostOptions, PlannedCall, RunOptions } from './host-types.js'
 import type { DispatchMode } from './config/types.js'
+import { withLiveKeys } from './config/live-config.js'
 import { PermissionGate } from './permissions/permission-gate.js'
 import { stripRootPath, type Audience } from './messages.js'
 import { toCalls } from './adapters/parse-batch.js'
@@ -46,7 +51,6 @@ export type { Authoriser, AuthoriseDecision, AuthoriseItem, CallEvent, Definitio
  * const [result] = await host.run([{ id: '1', name: 'echo', arguments: '{"text":"hi"}' }])
  */
 export class Host {
-  readonly config: ToolhostConfig
   readonly configFile: string | undefined
   readonly root: string
   readonly registry: ToolRegistry
@@ -57,7 +61,8 @@ export class Host {
   readonly mode: DispatchMode
   /** Who reads the calls' errors (see `HostOptions.audience`). */
   readonly audience: Audience
-  readonly maxWorkers: number
+  /** Where the worker limit comes from: config (live) or TOOLHOST_MAX_WORKERS (fixed for the process). */
+  readonly maxWorkersFrom: 'config' | 'TOOLHOST_MAX_WORKERS'
   /** The environment tools are gated on (and the .env file is loaded into). */
   readonly env: NodeJS.ProcessEnv
   pluginReport: PluginLoadReport = { loaded: [], failed: [], toolsByFile: new Map() }
@@ -65,6 +70,8 @@ export class Host {
   envFile: { file: string; set: string[] } | undefined
   authoriser: Authoriser
   readonly #scheduler: Scheduler
+  // Replaced (never mutated) when a reloaded config.yaml changes a live key: a call reads it as it starts.
+  #config: ToolhostConfig
   readonly #sets: BehaviourSets
   readonly #caseInsensitive: boolean
   readonly #now: () => number
@@ -73,12 +80,14 @@ export class Host {
   readonly #admit: AdmitContext
   readonly #strict = new StrictTools()
   #batches = 0
+  // Over 2 M characters of huge results (64 k and longer) not yet shaped, no handler starts.
+  readonly #saver = new ResultSaver(2 * 2 ** 20, (high) => this.#scheduler.pool.throttle(high))
 
-  constructor(setup: { config: ToolhostConfig; file: string | undefined; root: string; maxWorkers: number }, options: HostOptions) {
-    this.config = withPermissionOverrides(setup.config, options)
+  constructor(setup: { config: ToolhostConfig; file: string | undefined; root: string; maxWorkers: number; maxWorkersFrom?: Host['maxWorkersFrom'] }, options: HostOptions) {
+    this.#config = withPermissionOverrides(setup.config, options)
     this.configFile = setup.file
     this.root = setup.root
-    this.maxWorkers = setup.maxWorkers
+    this.maxWorkersFrom = setup.maxWorkersFrom ?? 'config'
     this.env = options.env ?? process.env
     this.registry = options.registry ?? processRegistry
     this.log = options.log ?? createLogger()
@@ -95,7 +104,9 @@ export class Host {
     this.session = { cwd: setup.root, values: new Map() }
     this.#sets = behaviourSets(setup.config)
     this.#caseInsensitive = isCaseInsensitiveFs(setup.root)
-    this.#admit = { registry: this.registry, config: this.config, env: this.env, canAsk: this.ask !== undefined, audience: this.audience }
+    // The config is read as calls arrive: live limits (a reloaded config.yaml) apply at once.
+    const config = (): ToolhostConfig => this.#config
+    this.#admit = { registry: this.registry, get config() { return config() }, env: this.env, canAsk: this.ask !== undefined, audience: this.audience }
     const origin = performance.now()
     this.#now = options.now ?? (() => Math.round((performance.now() - origin) * 1000) / 1000)
     this.#scheduler = new Scheduler({
@@ -103,7 +114,40 @@ export class Host {
       now: this.#now,
       onEvent: (event) => this.#emit(event),
       listening: () => this.#listeners.size > 0,
+      rateLimits: setup.config.rate_limits,
+      priority: setup.config.dispatch.priority,
+      estimates: new DurationEstimates(setup.config.dispatch.duration_estimates === '' ? undefined : underRoot(setup.root, setup.config.dispatch.duration_estimates)),
+      onAnswer: (outcome) => outcome.ok && this.#saver.claim(outcome.value),
     })
+    // Estimates a previous run left (`dispatch.duration_estimates`); a bad file is reported and ignored.
+    this.#scheduler.estimates.load((message) => this.log.warn(message))
+  }
+
+  /** The config in force: as loaded, with live keys replaced when config.yaml changes (`applyLiveConfig`). */
+  get config(): ToolhostConfig {
+    return this.#config
+  }
+
+  /** Handlers that may run at once now (`dispatch.max_workers`, or TOOLHOST_MAX_WORKERS). */
+  get maxWorkers(): number {
+    return this.#scheduler.pool.concurrency
+  }
+
+  /** The worker pool (p-queue): its limit, rate rules and waiting calls. */
+  get pool(): WorkerPool {
+    return this.#scheduler.pool
+  }
+
+  /** Per-tool duration estimates (what critical-path priority learned so far). */
+  get estimates(): DurationEstimates {
+    return this.#scheduler.estimates
+  }
+
+  /** Takes a reloaded config's `LIVE_KEYS` (worker and rate limits, timeouts) for calls not yet started; TOOLHOST_MAX_WORKERS still wins. */
+  applyLiveConfig(next: ToolhostConfig): void {
+    this.#config = withLiveKeys(this.#config, next)
+    if (this.maxWorkersFrom === 'config') this.#scheduler.pool.concurrency = next.dispatch.max_workers
+    this.#scheduler.pool.setRateLimits(next.rate_limits)
   }
 
   /** The scheduler's view: handlers running now and the most that ever ran at once. */
@@ -184,24 +228,27 @@ export class Host {
     }
   }
 
-  /** The plan for a batch without running anything: footprints, and who waits for whom and why. */
+  /**
+   * The plan for a batch without running anything: footprints (and who decided them), what the
+   * permission system would decide, who waits for whom and why, each call's priority, and who is
+   * expected to wait for a worker or a rate slot (`explainPlan`).
+   */
   async explain(calls: readonly ToolCall[], options: { mode?: DispatchMode } = {}): Promise<{ mode: DispatchMode; calls: PlannedCall[] }> {
     const mode = options.mode ?? this.mode
     const admissions = await admitCalls(this.#strict.prepare(calls, this.registry, this.#argumentLimits()), this.#admit)
     const runnable = admissions.filter((a): a is Extract<Admission, { ok: true }> => a.ok)
-    const footprints = runnable.map((a) => ({ id: a.call.id, footprint: this.footprintOf(a.tool, a.args) }))
-    const waits = explainWaits(mode, footprints, blockerOf(admissions))
     const permissions = this.authoriser.preview ? await this.authoriser.preview(runnable.map((a) => ({ index: a.index, call: a.call, tool: a.tool, args: a.args })), { host: this }) : []
+    const inputs = runnable.map((a, i) => ({ id: a.call.id, footprint: this.footprintOf(a.tool, a.args), profile: this.#scheduler.profileOf(a.tool.name, a.tool.toolset), ...(permissions[i] ? { permission: permissions[i] } : {}) }))
+    const pool = this.#scheduler.pool
+    const plan = explainPlan(mode, inputs, blockerOf(admissions), { workers: pool.concurrency, estimates: this.#scheduler.estimates, ruleOf: (profile) => pool.ruleOf(profile) })
     const byIndex = new Map(runnable.map((a, i) => [a.index, i]))
     return {
       mode,
       calls: admissions.map((a) => {
         const i = byIndex.get(a.index)
-        if (a.ok && i !== undefined) {
-          const permission = permissions[i]
-          return { id: a.call.id, name: a.call.name, footprint: footprints[i]!.footprint, ...(permission ? { permission } : {}), waitsFor: waits[i]! }
-        }
-        return { id: a.call.id, name: a.call.name, ...(a.ok ? {} : { error: a.error }), waitsFor: [] }
+        if (!a.ok || i === undefined) return { id: a.call.id, name: a.call.name, ...(a.ok ? {} : { error: a.error }), waitsFor: [] }
+        const permission = permissions[i]
+        return { id: a.call.id, name: a.call.name, footprint: inputs[i]!.footprint, footprintFrom: footprintOrigin(a.tool, this.#sets), ...(permission ? { permission } : {}), ...plan[i]! }
       }),
     }
   }
@@ -219,6 +266,7 @@ export class Host {
     this.authoriser.shutdown?.()
     await this.#scheduler.onIdle()
     for (const closer of this.#closers.splice(0).reverse()) await closer()
+    await this.#scheduler.estimates.save((message) => this.log.warn(message))
   }
 
   // Calls take their places in the schedule the moment they arrive (arrival order is scheduling order
@@ -257,16 +305,14 @@ export class Host {
         return
       }
       const args = decision.args
-      const call: SchedulableCall = { id: item.call.id, footprint: this.footprintOf(item.tool, args), start: this.#starter(item, args) }
+      const call: SchedulableCall = { id: item.call.id, footprint: this.footprintOf(item.tool, args), start: this.#starter(item, args), profile: this.#scheduler.profileOf(item.tool.name, item.tool.toolset) }
       if (decision.gate) call.gate = decision.gate
       if (listening) this.#announce(item, call, batch)
       scheduledItems.push(item)
       toSchedule.push(call)
     })
     const outcomes = this.#submit(toSchedule, admissions, options)
-    scheduledItems.forEach((item, k) => {
-      results[item.index] = outcomes[k]!.then((outcome) => this.#shape(item, outcome, trace))
-    })
+    for (let k = 0; k < scheduledItems.length; k++) results[scheduledItems[k]!.index] = this.#shapeWhenDone(outcomes[k]!, scheduledItems[k]!, trace)
     return results
   }
 
@@ -290,14 +336,20 @@ export class Host {
     }
     const decided = decideHeld(held, known, (items) => this.#authorise(items, options.signal, false), this.#admit)
     const footprintOf = (tool: AnyTool, args: Record<string, unknown>): Footprint => this.footprintOf(tool, args)
-    const toSchedule = held.map((h, k): SchedulableCall => ({ id: h.item.call.id, footprint: h.footprint, gate: decided.then((all) => openHeld(h, all[k]!, footprintOf)), start: this.#heldStarter(h) }))
+    const toSchedule = held.map((h, k): SchedulableCall => ({ id: h.item.call.id, footprint: h.footprint, gate: decided.then((all) => openHeld(h, all[k]!, footprintOf)), start: this.#heldStarter(h), profile: this.#scheduler.profileOf(h.item.tool.name, h.item.tool.toolset) }))
     // Every held call waits for its gate (availability and permission), so listeners see it as 'ask'.
     if (this.#listeners.size > 0) held.forEach((h, k) => this.#announce(h.item, toSchedule[k]!, batch))
     const outcomes = this.#submit(toSchedule, staged, options)
-    held.forEach((h, k) => {
-      results[h.item.index] = outcomes[k]!.then((outcome) => this.#shape(h.item, outcome, trace))
-    })
+    for (let k = 0; k < held.length; k++) results[held[k]!.item.index] = this.#shapeWhenDone(outcomes[k]!, held[k]!.item, trace)
     return results
+  }
+
+  // Own scope: the closure must not keep the admission's context (every outcome of the batch) alive.
+  #shapeWhenDone(outcome: Promise<JobOutcome>, item: AuthoriseItem, trace: boolean): Promise<ToolResult> {
+    return outcome.then((done) => {
+      const value = done.ran && done.outcome.ok ? done.outcome.value : undefined
+      return isHeavy(value) ? this.#saver.releaseAfter(value, () => this.#shape(item, done, trace)) : this.#shape(item, done, trace)
+    })
   }
 
   #submit(toSchedule: SchedulableCall[], staged: readonly (Admission | Staged)[], options: RunOptions): Promise<JobOutcome>[] {
@@ -376,12 +428,12 @@ export class Host {
     const value = outcome.outcome.value
     if (typeof value === 'string' && tool.outputSchema === undefined) {
       if (limit === false || value.length <= limit) return { id: call.id, name: call.name, ok: true, content: value, ...timing }
-      return spillText(call, value, limit, { resultsFolder: this.#resultsFolder, shownPath: this.#shownPath }, timing)
+      return spillText(call, value, limit, { resultsFolder: this.#resultsFolder, shownPath: this.#shownPath, saver: this.#saver }, timing)
     }
     // Blocks, JSON or structured content (rarer): shaped, and checked against the outputSchema.
     const entry = tool.outputSchema === undefined ? undefined : this.registry.entry(tool.name)
     const validateOutput = entry?.tool === tool ? entry.validateOutput : undefined
-    return shapeOutcome(call, tool.name, value, { limit, maxBytes: this.config.limits.max_result_bytes, resultsFolder: this.#resultsFolder, shownPath: this.#shownPath, validateOutput }, timing)
+    return shapeOutcome(call, tool.name, value, { limit, maxBytes: this.config.limits.max_result_bytes, resultsFolder: this.#resultsFolder, shownPath: this.#shownPath, saver: this.#saver, validateOutput }, timing)
   }
 
   #argumentLimits(): ArgumentLimits {
@@ -460,6 +512,8 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     const file = underRoot(setup.root, setup.config.env_file)
     host.envFile = { file, set: loadEnvFile(file, options.env) }
   }
+  // Live limits: config.yaml is watched beside the plugin folders (same switch), loaded only when on.
+  if (setup.file !== undefined && (setup.config.plugins.watch || options.watch === true)) (await import('./loader/watch-config.js')).watchConfig(host, setup.file, setup.config)
   if (options.loadPlugins !== false) {
     // The package's own plugins come from `plugins.builtins`, whatever the current folder; user
     // folders come on top.

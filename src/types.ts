@@ -177,7 +177,7 @@ export interface ToolSpec<Args = Record<string, unknown>> {
   parallelSafe?: boolean
   /** Must run alone, never beside another call. */
   neverParallel?: boolean
-  /** Conflicts only through the paths it touches (`scope(args)`, else `args.path`). */
+  /** Conflicts only through the paths it touches (`scope(args)`, else `args.path`). Implied by `scope`. */
   pathScoped?: boolean
   /** Changes session context (e.g. working folder): runs alone, later calls see the change. */
   changesContext?: boolean
@@ -189,6 +189,7 @@ export interface ToolSpec<Args = Record<string, unknown>> {
   idempotent?: boolean
   /** Reaches outside the workspace, e.g. the network (MCP `openWorldHint`). */
   openWorld?: boolean
+  /** What a call touches (paths read or written, named resources); declaring it makes the tool path-scoped. */
   scope?: (args: Args) => ScopeEntry[]
   checkPermissions?: (args: Args, ctx: ToolContext) => PermissionResult | Promise<PermissionResult>
   /** Result size limit in characters; `false` opts out (a tool that pages its own output). */

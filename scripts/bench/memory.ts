@@ -10,9 +10,10 @@ import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { defineTool } from '../../src/define-tool.js'
+import type { ToolResult } from '../../src/types.js'
 import { createBenchHost } from './bench-host.js'
 import type { BenchOptions } from './options.js'
-import { fmt, type Table } from './table.js'
+import { fmt, verdict, type Table } from './table.js'
 
 const SELF = fileURLToPath(import.meta.url)
 const REPO = path.resolve(path.dirname(SELF), '../..')
@@ -42,8 +43,11 @@ function rssSampler(): { stop(): number } {
   }
 }
 
-/** In the child: `calls` calls of 1 MB results, in batches of 100; saved files are checked, then removed. */
-async function bigResultsChild(calls: number): Promise<ChildReport> {
+/**
+ * In the child: `calls` calls of 1 MB results, in batches of 100 (`host.run`, or `host.stream` taking
+ * each result as it completes); saved files are checked, then removed.
+ */
+async function bigResultsChild(calls: number, streamed: boolean): Promise<ChildReport> {
   const bench = await createBenchHost({})
   bench.registry.register(
     defineTool<{ n: number }>({
@@ -62,7 +66,9 @@ async function bigResultsChild(calls: number): Promise<ChildReport> {
   const t0 = performance.now()
   for (let start = 0; start < calls; start += 100) {
     const batch = Array.from({ length: Math.min(100, calls - start) }, (_, i) => ({ id: `m${start + i}`, name: 'big', arguments: `{"n":${start + i}}` }))
-    const results = await bench.host.run(batch)
+    const results: ToolResult[] = []
+    if (streamed) for await (const r of bench.host.stream(batch)) results.push(r)
+    else results.push(...(await bench.host.run(batch)))
     for (const r of results) {
       if (!r.ok || !r.truncated || !r.savedTo || r.content.length > bench.host.config.limits.max_result_chars) {
         if (problems.length < 5) problems.push(`${r.id}: ok=${r.ok} truncated=${r.truncated} savedTo=${r.savedTo} content=${r.content.length} chars`)
@@ -90,17 +96,18 @@ function runChild(kind: string, count: number): ChildReport {
 
 /** Runs benchmark 4 and returns its table. */
 export async function runMemory(options: BenchOptions): Promise<{ tables: Table[]; targets: string[] }> {
-  const big = runChild('big-results', options.memoryCalls)
-  const rows: (string | number)[][] = [
-    [
-      `${big.calls.toLocaleString('en-US')} calls, 1 MB result each`,
-      fmt(big.baselineRss / MB, 0),
-      fmt(big.peakRss / MB, 0),
-      fmt((big.peakRss - big.baselineRss) / MB, 0),
-      `${fmt(big.savedBytes / MB / big.seconds, 0)} MB/s saved (${fmt(big.seconds, 1)} s)`,
-      big.problems.length === 0 ? 'all saved, previews within limit' : big.problems.join('; '),
-    ],
+  const row = (what: string, r: ChildReport): (string | number)[] => [
+    what,
+    fmt(r.baselineRss / MB, 0),
+    fmt(r.peakRss / MB, 0),
+    fmt((r.peakRss - r.baselineRss) / MB, 0),
+    `${fmt(r.savedBytes / MB / r.seconds, 0)} MB/s saved (${fmt(r.seconds, 1)} s)`,
+    r.problems.length === 0 ? 'all saved, previews within limit' : r.problems.join('; '),
   ]
+  const big = runChild('big-results', options.memoryCalls)
+  const streamed = runChild('big-results-stream', options.memoryCalls)
+  const calls = big.calls.toLocaleString('en-US')
+  const rows: (string | number)[][] = [row(`${calls} calls, 1 MB result each (host.run)`, big), row(`${calls} calls, 1 MB result each (host.stream)`, streamed)]
   rows.push(backgroundRow(options.quick ? GB / 16 : GB))
   return {
     tables: [
@@ -114,7 +121,10 @@ export async function runMemory(options: BenchOptions): Promise<{ tables: Table[
         ],
       },
     ],
-    targets: [],
+    targets: [big, streamed].map((r, i) => {
+      const over = (r.peakRss - r.baselineRss) / MB
+      return `memory: peak − before ≤ 150 MB for 1 MB results (${i === 0 ? 'host.run' : 'host.stream'}) — ${verdict(over <= 150 && r.problems.length === 0)}: ${fmt(over, 0)} MB`
+    }),
   }
 }
 
@@ -173,7 +183,7 @@ function backgroundRow(bytes: number): (string | number)[] {
 
 if (process.argv.includes('--memory-child')) {
   const [kind, count] = process.argv.slice(process.argv.indexOf('--memory-child') + 1)
-  const report = kind === 'big-results' ? await bigResultsChild(Number(count)) : kind === 'background' ? await backgroundChild(Number(count)) : undefined
+  const report = kind === 'big-results' || kind === 'big-results-stream' ? await bigResultsChild(Number(count), kind === 'big-results-stream') : kind === 'background' ? await backgroundChild(Number(count)) : undefined
   if (!report) throw new Error(`unknown memory child ${kind}`)
   process.stdout.write(`${JSON.stringify(report)}\n`)
 }

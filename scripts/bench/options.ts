@@ -13,6 +13,8 @@ export interface BenchOptions {
   /** Scheduling, real clock: simulated durations are multiplied by this. */
   realScale: number
   maxWorkers: number
+  /** Scheduling: also search the best schedule of every batch at tighter limits (slow; off by default). */
+  optimum: boolean
   /** Cost: runs per figure (the median is reported). */
   runs: number
   /** Start-up: generated plugin files, and spawns per command (best of). */
@@ -32,6 +34,7 @@ export const USAGE = `usage: npm run bench [-- FLAGS]
   --real-batches=N     scheduling: batches on the real clock (default 80, quick 8)
   --real-scale=X       scheduling: real sleeps are the simulated durations × X (default 0.5)
   --workers=N          scheduling: max_workers (default 8, the config default)
+  --optimum            scheduling: also search each batch's best schedule at 2-4 workers (slow)
   --runs=N             cost: runs per figure, median reported (default 9, quick 5)
   --plugins=N          start-up: generated plugin files (default 1000, quick 100)
   --spawns=N           start-up: spawns per command, the best is reported (default 7, quick 1)
@@ -49,6 +52,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     realBatches: quick ? 8 : 80,
     realScale: 0.5,
     maxWorkers: 8,
+    optimum: argv.includes('--optimum'),
     runs: quick ? 5 : 9,
     plugins: quick ? 100 : 1000,
     spawns: quick ? 1 : 7,
@@ -68,7 +72,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     '--stress-calls': 'stressCalls',
   }
   for (const arg of argv) {
-    if (arg === '--quick') continue
+    if (arg === '--quick' || arg === '--optimum') continue
     if (arg === '--help' || arg === '-h') throw new Error(USAGE)
     const [flag, value] = arg.split('=', 2) as [string, string | undefined]
     if (flag === '--only' && value) {

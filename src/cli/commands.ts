@@ -7,7 +7,9 @@ import { underRoot } from '../host-setup.js'
 import type { ToolResult } from '../types.js'
 import type { CliArgs } from './args.js'
 import { showProgress } from './progress-display.js'
-import { renderTimeline } from './timeline.js'
+import { renderTimeline, type PoolWait } from './timeline.js'
+import { describeRateLimit } from '../dispatch/rate-limits.js'
+import type { PlannedCall } from '../host-types.js'
 
 export interface Output {
   out: (text: string) => void
@@ -55,9 +57,15 @@ export async function doctorCommand(host: Host, _args: CliArgs, io: Output): Pro
   io.out(`config:        ${host.configFile ?? '(none found; defaults)'}`)
   io.out(`root:          ${host.root}`)
   io.out(`env file:      ${describeEnvFile(host)}`)
-  io.out(`mode:          ${host.mode}, max_workers ${host.maxWorkers}, timeout ${c.dispatch.timeout_ms} ms`)
-  const rules = c.permissions.allow.length + c.permissions.ask.length + c.permissions.deny.length
-  io.out(`permissions:   ${c.permissions.mode}, ${rules} rule${rules === 1 ? '' : 's'} (allow ${c.permissions.allow.length}, ask ${c.permissions.ask.length}, deny ${c.permissions.deny.length}), audit log ${c.permissions.audit_log === '' ? 'off' : underRoot(host.root, c.permissions.audit_log)}`)
+  io.out(`mode:          ${host.mode}, max_workers ${host.maxWorkers}${host.maxWorkersFrom === 'config' ? '' : ` (from ${host.maxWorkersFrom})`}, timeout ${c.dispatch.timeout_ms} ms, interrupt grace ${c.dispatch.interrupt_grace_ms} ms`)
+  const rules = host.pool.rateRules
+  io.out(`rate limits:   ${rules.length === 0 ? 'none' : rules.map((r) => `${r.key}: ${describeRateLimit(r.limit)}`).join('; ')}`)
+  const watcher = host.services.configWatcher
+  io.out(`live limits:   ${watcher ? `${host.configFile} is watched: worker limit, rate limits and timeouts apply to calls not yet started` : 'off (plugins.watch or serve --watch turns it on); limits change on restart'}`)
+  const known = host.estimates.known()
+  io.out(`durations:     ${known.length} tool${known.length === 1 ? '' : 's'} with an estimate${c.dispatch.duration_estimates === '' ? ' (kept in memory only)' : `, kept in ${underRoot(host.root, c.dispatch.duration_estimates)}`}`)
+  const ruleCount = c.permissions.allow.length + c.permissions.ask.length + c.permissions.deny.length
+  io.out(`permissions:   ${c.permissions.mode}, ${ruleCount} rule${ruleCount === 1 ? '' : 's'} (allow ${c.permissions.allow.length}, ask ${c.permissions.ask.length}, deny ${c.permissions.deny.length}), audit log ${c.permissions.audit_log === '' ? 'off' : underRoot(host.root, c.permissions.audit_log)}`)
   io.out(`sandbox:       ${host.services.processes.sandboxStatus}`)
   const servers = host.services.mcpClients ?? []
   if (servers.length > 0) io.out(`mcp servers:   ${servers.filter((m) => m.connected).length} of ${servers.length} connected`)
@@ -130,8 +138,11 @@ export async function runCommand(host: Host, args: CliArgs, io: Output): Promise
 export async function runAndPrint(host: Host, calls: ReturnType<typeof parseBatch>, args: CliArgs, io: Output): Promise<ToolResult[]> {
   const mode = (args.mode as Host['mode'] | undefined) ?? host.mode
   const waits = new Map<string, Wait[]>()
+  const pool = new Map<string, PoolWait>()
   const stop = host.onEvent((e) => {
     if (e.type === 'waiting') waits.set(e.id, e.on)
+    else if (e.type === 'waiting-worker') pool.set(e.id, { worker: e.behind })
+    else if (e.type === 'waiting-rate') pool.set(e.id, { rate: { group: e.group, limit: e.limit } })
   })
   const controller = new AbortController()
   const onSigint = (): void => controller.abort()
@@ -146,13 +157,15 @@ export async function runAndPrint(host: Host, calls: ReturnType<typeof parseBatc
     stop()
   }
   if (args.json) {
-    io.out(JSON.stringify({ mode, results }, null, 2))
+    // With --trace, a call that waited for a worker or a rate slot says so beside waitedFor.
+    const shown = args.trace ? results.map((r) => withPoolWait(r, pool.get(r.id))) : results
+    io.out(JSON.stringify({ mode, results: shown }, null, 2))
   } else {
     for (const r of results) {
       const head = r.ok ? `ok    ${r.id} ${r.name}` : `error ${r.id} ${r.name} ${r.error?.code}`
       io.out(`${head}\n${indent(r.content)}`)
     }
-    if (args.trace) io.out(`\n${mode} mode timeline:\n${renderTimeline(results, waits)}`)
+    if (args.trace) io.out(`\n${mode} mode timeline:\n${renderTimeline(results, waits, undefined, pool)}`)
   }
   return results
 }
@@ -175,10 +188,34 @@ export async function explainCommand(host: Host, args: CliArgs, io: Output): Pro
     const touches = fp.kind === 'barrier' ? `runs alone: ${fp.reason}` : fp.kind === 'free' ? 'touches nothing shared' : fp.touches.map((t) => `${t.access} ${t.label}`).join(', ')
     io.out(`${c.id} ${c.name}: ${touches}`)
     if (c.permission) io.out(`    permission: ${c.permission.outcome} (${c.permission.by}: ${c.permission.reason})`)
-    if (c.waitsFor.length === 0) io.out('    starts at once')
-    for (const w of c.waitsFor) io.out(`    waits for ${w.id}: ${w.reason}`)
+    for (const line of planLines(c, host.maxWorkers)) io.out(`    ${line}`)
   }
   return 0
+}
+
+/** What `explain` says under a call: its waits (or that it starts at once), then where its footprint came from. */
+function planLines(c: PlannedCall, workers: number): string[] {
+  const lines: string[] = []
+  if (c.permission?.outcome === 'deny') {
+    lines.push('will not run (denied), so no call waits for it')
+  } else {
+    for (const w of c.waitsFor) lines.push(`waits for ${w.id}${w.ifAllowed ? ' (if allowed)' : ''}: ${w.reason}`)
+    if (c.waitsForWorker) lines.push(`waits for a worker (predicted; max_workers ${workers}): ${c.waitsForWorker.join(', ')} ${c.waitsForWorker.length === 1 ? 'holds' : 'hold'} them`)
+    if (c.rateLimit?.waits) lines.push(`waits for a rate slot: ${c.rateLimit.group} allows ${describeRateLimit(c.rateLimit.limit)}`)
+    if (lines.length === 0) lines.push('starts at once')
+  }
+  if (c.footprintFrom) lines.push(`footprint from ${c.footprintFrom.by === 'default' ? 'the default' : c.footprintFrom.by === 'tool' ? 'the tool' : 'config'}: ${c.footprintFrom.detail}`)
+  if (c.priority !== undefined && c.priority > 0) lines.push(`priority: ~${formatMs(c.priority)} of estimated work on its longest chain`)
+  return lines
+}
+
+function formatMs(ms: number): string {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`
+}
+
+function withPoolWait(result: ToolResult, wait: PoolWait | undefined): ToolResult & { waitedForWorker?: string[]; waitedForRate?: string } {
+  if (wait === undefined) return result
+  return { ...result, ...(wait.worker ? { waitedForWorker: wait.worker } : {}), ...(wait.rate ? { waitedForRate: wait.rate.group } : {}) }
 }
 
 function indent(text: string): string {

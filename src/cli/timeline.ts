@@ -1,14 +1,22 @@
+import { describeRateLimit, type RateLimit } from '../dispatch/rate-limits.js'
 import type { Wait } from '../dispatch/scheduler.js'
 import type { ToolResult } from '../types.js'
 
+/** A call that found every worker busy (`worker`: the calls holding them), or waited for a rate slot. */
+export interface PoolWait {
+  worker?: string[]
+  rate?: { group: string; limit: RateLimit }
+}
+
 /**
  * Draws one row per call with a bar on a shared time axis, so a person sees at a glance what ran
- * together and what waited, and why. Results need `startedAt`/`endedAt` (run with trace).
+ * together and what waited, and why: for an earlier call it conflicts with, for a worker (and which
+ * calls held them), or for a rate slot. Results need `startedAt`/`endedAt` (run with trace).
  *
  * @example
  * renderTimeline([{ id: 'a', name: 'wait', ok: true, content: '', startedAt: 0, endedAt: 10 }], new Map())
  */
-export function renderTimeline(results: readonly ToolResult[], waits: ReadonlyMap<string, Wait[]>, width = 48): string {
+export function renderTimeline(results: readonly ToolResult[], waits: ReadonlyMap<string, Wait[]>, width = 48, pool: ReadonlyMap<string, PoolWait> = new Map()): string {
   const ran = results.filter((r) => typeof r.startedAt === 'number' && typeof r.endedAt === 'number')
   // With nothing run (all refused or skipped) the axis is empty, not Infinity.
   const t0 = ran.length > 0 ? Math.min(...ran.map((r) => r.startedAt as number)) : 0
@@ -33,7 +41,11 @@ export function renderTimeline(results: readonly ToolResult[], waits: ReadonlyMa
     }
     const status = r.ok ? 'ok' : (r.error?.code ?? 'failed')
     lines.push(`${r.id.padEnd(idWidth)}  ${r.name.padEnd(nameWidth)}  |${bar}| ${when}  ${status}`)
-    for (const w of waits.get(r.id) ?? []) lines.push(`${''.padEnd(idWidth + nameWidth + 4)}waited for ${w.id}: ${w.reason}`)
+    const pad = ''.padEnd(idWidth + nameWidth + 4)
+    for (const w of waits.get(r.id) ?? []) lines.push(`${pad}waited for ${w.id}: ${w.reason}`)
+    const queued = pool.get(r.id)
+    if (queued?.worker) lines.push(`${pad}waited for a worker: ${queued.worker.length > 0 ? `${queued.worker.join(', ')} held them` : 'all were busy'}`)
+    if (queued?.rate) lines.push(`${pad}waited for a rate slot: ${queued.rate.group} allows ${describeRateLimit(queued.rate.limit)}`)
   }
   return lines.join('\n')
 }

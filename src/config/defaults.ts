@@ -37,7 +37,10 @@ export function defaultConfig(): ToolhostConfig {
       parallel_safe: [],
       never_parallel: [],
       path_scoped: [],
+      priority: 'critical-path',
+      duration_estimates: '.toolhost/durations.json',
     },
+    rate_limits: {},
     limits: {
       max_result_chars: 100_000,
       // 5 MiB: Anthropic's limit for one image, and well inside each API's request size.

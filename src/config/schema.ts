@@ -29,7 +29,19 @@ export const CONFIG_SCHEMA = section({
     parallel_safe: toolNames,
     never_parallel: toolNames,
     path_scoped: toolNames,
+    priority: { enum: ['critical-path', 'call-order'] },
+    duration_estimates: { type: 'string' },
   }),
+  // Keys: a tool name, a toolset, or a glob over tool names (`mcp_github_*`).
+  rate_limits: {
+    type: 'object',
+    propertyNames: { type: 'string', minLength: 1, maxLength: 128 },
+    additionalProperties: {
+      ...section({ calls: positiveInt, per_ms: positiveInt, concurrency: positiveInt }),
+      minProperties: 1,
+      dependencies: { calls: ['per_ms'], per_ms: ['calls'] },
+    },
+  },
   limits: section({
     max_result_chars: { type: 'integer', minimum: 100 },
     max_result_bytes: { type: 'integer', minimum: 0 },

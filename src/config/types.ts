@@ -14,6 +14,13 @@ export interface McpServerConfig {
 /** Where `terminal` commands run: directly (`off`), in bubblewrap (`bwrap`), or in bubblewrap where it can run (`auto`). */
 export type TerminalSandbox = 'off' | 'auto' | 'bwrap'
 
+/** One `rate_limits` entry. */
+export interface RateLimitConfig {
+  calls?: number
+  per_ms?: number
+  concurrency?: number
+}
+
 export interface ToolhostConfig {
   workspace: { root: string; deny: string[] }
   env_file: string
@@ -28,7 +35,13 @@ export interface ToolhostConfig {
     parallel_safe: string[]
     never_parallel: string[]
     path_scoped: string[]
+    /** Which ready call gets a free worker: the longest estimated chain behind it, or the earliest. */
+    priority: 'critical-path' | 'call-order'
+    /** File keeping per-tool duration estimates between runs ("" keeps them in memory only). */
+    duration_estimates: string
   }
+  /** Per tool name, toolset or glob: at most `calls` starts per `per_ms`, and/or `concurrency` at once. */
+  rate_limits: Record<string, RateLimitConfig>
   limits: {
     max_result_chars: number
     max_result_bytes: number

@@ -54,9 +54,37 @@ export function computeFootprint(tool: AnyTool, args: Record<string, unknown>, c
   if (sets.parallelSafe.has(tool.name)) return { kind: 'free' }
   if (tool.neverParallel) return { kind: 'barrier', reason: `${tool.name} is never-parallel` }
   if (tool.changesContext) return { kind: 'barrier', reason: `${tool.name} changes session context` }
-  if (tool.pathScoped) return scopedFootprint(tool, args, context)
+  // A tool built without defineTool may declare `scope` alone: it is path-scoped all the same.
+  if (tool.pathScoped || tool.scope !== undefined) return scopedFootprint(tool, args, context)
   if (tool.parallelSafe) return { kind: 'free' }
   return { kind: 'barrier', reason: `${tool.name} is neither parallel-safe nor path-scoped, so it runs alone` }
+}
+
+/** Who decided a tool's kind of footprint: the tool's own declarations, config `dispatch.*`, or the default. */
+export interface FootprintOrigin {
+  by: 'tool' | 'config' | 'default'
+  /** The declaration or key that decided it, e.g. "scope(args)", "dispatch.parallel_safe". */
+  detail: string
+}
+
+/**
+ * Where a tool's footprint comes from, by the same precedence `computeFootprint` applies (for
+ * `explain`, so an author sees whether their declarations were used).
+ *
+ * @example
+ * footprintOrigin(patchTool, sets) // { by: 'tool', detail: 'scope(args)' }
+ * footprintOrigin(shellTool, sets) // { by: 'default', detail: 'declares neither parallelSafe nor pathScoped: runs alone' }
+ */
+export function footprintOrigin(tool: AnyTool, sets: BehaviourSets): FootprintOrigin {
+  if (sets.neverParallel.has(tool.name)) return { by: 'config', detail: 'dispatch.never_parallel' }
+  if (sets.pathScoped.has(tool.name)) return { by: 'config', detail: `dispatch.path_scoped, ${tool.scope ? 'scope(args)' : 'args.path'}` }
+  if (sets.parallelSafe.has(tool.name)) return { by: 'config', detail: 'dispatch.parallel_safe' }
+  if (tool.neverParallel) return { by: 'tool', detail: 'neverParallel' }
+  if (tool.changesContext) return { by: 'tool', detail: 'changesContext' }
+  if (tool.scope !== undefined) return { by: 'tool', detail: 'scope(args)' }
+  if (tool.pathScoped) return { by: 'tool', detail: 'pathScoped: args.path, read when readOnly(args) says so' }
+  if (tool.parallelSafe) return { by: 'tool', detail: 'parallelSafe' }
+  return { by: 'default', detail: 'declares neither parallelSafe nor pathScoped: runs alone' }
 }
 
 function scopedFootprint(tool: AnyTool, args: Record<string, unknown>, context: FootprintContext): Footprint {

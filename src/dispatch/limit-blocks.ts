@@ -1,7 +1,7 @@
 import { blockAsText, blockBytes, formatBytes, renderBlocksAsText } from '../content-blocks.js'
 import type { ContentBlock } from '../types.js'
 import type { ResultsFolder } from '../workspace/save-result.js'
-import { cutAtLine, saveWholeText } from './shape-result.js'
+import { cutAtLine, saveWholeText } from './limit-content.js'
 
 /**
  * Holds a result's binary content (images, audio, embedded blobs) to `maxBytes` decoded bytes in

@@ -1,4 +1,5 @@
 import type { HostEvent } from '../host-types.js'
+import { describeRateLimit } from './rate-limits.js'
 import type { Logger } from '../types.js'
 
 /**
@@ -14,6 +15,10 @@ export function describeEvent(event: HostEvent): string {
       return `call ${event.id} queued (#${event.seq}) at ${event.at} ms`
     case 'waiting':
       return `call ${event.id} waits for ${event.on.map((w) => `${w.id} (${w.reason})`).join(', ')}`
+    case 'waiting-worker':
+      return `call ${event.id} waits for a worker: ${event.behind.length > 0 ? `all taken (${event.behind.join(', ')} running)` : 'all taken'}`
+    case 'waiting-rate':
+      return `call ${event.id} waits for a rate slot of ${event.group} (${describeRateLimit(event.limit)})`
     case 'started':
       return `call ${event.id} started at ${event.at} ms (${event.running} running)`
     case 'finished':

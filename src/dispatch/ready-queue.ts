@@ -1,50 +1,132 @@
+import type { Queue, QueueAddOptions } from 'p-queue'
+
+/** A task as p-queue hands it to its queue class. */
+type RunFunction = () => Promise<unknown>
+
+/** What the scheduler hands p-queue's `add` beside the task: its priority, its id and its place in call order. */
+export type ReadyOptions = QueueAddOptions & {
+  /** Arrival order: the tie-break between equal priorities (earlier first). */
+  seq?: number
+}
+
+// The options object p-queue builds for each task (a fresh copy per add) is the heap entry itself,
+// with the task and its heap position added: no second object per call.
+interface Entry {
+  run: RunFunction
+  id?: string | undefined
+  priority: number
+  seq: number
+  /** Where the entry sits in the heap; -1 once it has left. */
+  at: number
+}
+
 /**
- * A binary min-heap on `seq`: the scheduler's calls that are ready to run and wait only for a free
- * worker. `pop` gives the earliest-arrived one (greedy list scheduling in call order).
+ * p-queue's queue class for the worker pool: the calls that wait only for a worker, highest
+ * priority first and, between equal priorities, the earliest arrival (call order) first (p-queue's
+ * own sorted array ties by enqueue order, which is not call order when later calls become ready
+ * first). A binary heap: O(log n) in and out. `setPriority` finds the entry by a scan, as p-queue's
+ * own queue does: it is rare (a bottom level grew), and an index by id would cost every call a map
+ * entry.
  *
  * @example
- * const ready = new ReadyQueue<{ seq: number }>()
- * ready.push({ seq: 3 }); ready.push({ seq: 1 })
- * ready.pop() // { seq: 1 }
+ * const pool = new PQueue<ReadyQueue, ReadyOptions>({ concurrency: 8, queueClass: ReadyQueue })
+ * void pool.add(() => run(job), { priority: 120, id: '7', seq: 7 })
+ * pool.setPriority('7', 300) // the bottom level grew: it goes first for the next free worker
  */
-export class ReadyQueue<T extends { seq: number }> {
-  readonly #heap: T[] = []
+export class ReadyQueue implements Queue<RunFunction, ReadyOptions> {
+  readonly #heap: Entry[] = []
 
   get size(): number {
     return this.#heap.length
   }
 
-  push(item: T): void {
+  enqueue(run: RunFunction, options?: Partial<ReadyOptions>): void {
+    const entry = (options ?? {}) as Entry
+    entry.run = run
+    entry.priority ??= 0
+    entry.seq ??= 0
+    entry.at = this.#heap.length
+    this.#heap.push(entry)
+    this.#up(entry.at)
+  }
+
+  dequeue(): RunFunction | undefined {
+    const top = this.#heap[0]
+    if (top === undefined) return undefined
+    this.#removeAt(0)
+    return top.run
+  }
+
+  setPriority(id: string, priority: number): void {
+    const entry = this.#find(id)
+    if (entry === undefined) throw new ReferenceError(`No promise function with the id "${id}" exists in the queue.`)
+    const before = entry.priority
+    entry.priority = priority
+    if (priority > before) this.#up(entry.at)
+    else this.#down(entry.at)
+  }
+
+  remove(id: string): void {
+    const entry = this.#find(id)
+    if (entry !== undefined) this.#removeAt(entry.at)
+  }
+
+  filter(options: Readonly<Partial<ReadyOptions>>): RunFunction[] {
+    return this.#heap.filter((e) => e.priority === options.priority).map((e) => e.run)
+  }
+
+  #find(id: string): Entry | undefined {
+    for (const entry of this.#heap) if (entry.id === id) return entry
+    return undefined
+  }
+
+  #removeAt(i: number): void {
     const heap = this.#heap
-    let i = heap.length
-    heap.push(item)
+    heap[i]!.at = -1
+    const last = heap.pop()!
+    if (i === heap.length) return
+    heap[i] = last
+    last.at = i
+    this.#up(i)
+    this.#down(last.at)
+  }
+
+  // a before b: higher priority, then earlier arrival.
+  #before(a: Entry, b: Entry): boolean {
+    return a.priority > b.priority || (a.priority === b.priority && a.seq < b.seq)
+  }
+
+  #up(i: number): void {
+    const heap = this.#heap
+    const item = heap[i]!
     while (i > 0) {
       const parent = (i - 1) >> 1
-      if (heap[parent]!.seq <= item.seq) break
-      heap[i] = heap[parent]!
+      const p = heap[parent]!
+      if (!this.#before(item, p)) break
+      heap[i] = p
+      p.at = i
       i = parent
     }
     heap[i] = item
+    item.at = i
   }
 
-  /** The item with the lowest `seq`, removed; undefined when empty. */
-  pop(): T | undefined {
+  #down(i: number): void {
     const heap = this.#heap
-    const top = heap[0]
-    const last = heap.pop()
-    if (top === undefined || last === undefined || heap.length === 0) return top
-    let i = 0
     const n = heap.length
+    const item = heap[i]!
     for (;;) {
       const left = 2 * i + 1
       if (left >= n) break
       const right = left + 1
-      const child = right < n && heap[right]!.seq < heap[left]!.seq ? right : left
-      if (heap[child]!.seq >= last.seq) break
-      heap[i] = heap[child]!
+      const child = right < n && this.#before(heap[right]!, heap[left]!) ? right : left
+      const c = heap[child]!
+      if (!this.#before(c, item)) break
+      heap[i] = c
+      c.at = i
       i = child
     }
-    heap[i] = last
-    return top
+    heap[i] = item
+    item.at = i
   }
 }

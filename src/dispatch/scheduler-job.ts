@@ -1,7 +1,9 @@
 // The scheduler's bookkeeping per call and per submission (see scheduler.ts).
 import type { ToolError } from '../types.js'
+import type { ToolProfile } from './duration-estimates.js'
 import type { Execution } from './execute-call.js'
 import type { JobOutcome, SchedulableCall, Wait } from './scheduler.js'
+import type { PoolJob, PoolPlace, RateSlot } from './worker-pool.js'
 
 type JobState = 'pending' | 'running' | 'done'
 
@@ -30,10 +32,17 @@ export class Submission {
  * const job = new Job(1, call)
  * job.answer({ ran: false, error, waits: [] }) // job.outcome resolves with it
  */
-export class Job {
+export class Job implements PoolJob {
   readonly seq: number
+  readonly key: string
   readonly call: SchedulableCall
+  readonly profile: ToolProfile | undefined
   state: JobState = 'pending'
+  /** Estimated ms of work on the longest chain starting here (its priority for a worker). */
+  bottom = 0
+  place: PoolPlace = 'none'
+  rate: RateSlot | undefined = undefined
+  startedAt = 0
   readonly waits: Wait[] = []
   readonly deps: Job[] = []
   /** Later jobs that wait for this one's release. */
@@ -44,6 +53,8 @@ export class Job {
   execution: Execution | undefined = undefined
   /** An interrupt arrived while the job was starting (e.g. from a 'started' listener). */
   interruptPending = false
+  /** Interrupted while running: its duration says nothing about the tool. */
+  interrupted = false
   answered = false
   released = false
   submission: Submission | undefined = undefined
@@ -52,10 +63,16 @@ export class Job {
 
   constructor(seq: number, call: SchedulableCall) {
     this.seq = seq
+    this.key = String(seq)
     this.call = call
+    this.profile = call.profile
     this.outcome = new Promise<JobOutcome>((resolve) => {
       this.#resolve = resolve
     })
+  }
+
+  isPending(): boolean {
+    return this.state === 'pending'
   }
 
   answer(outcome: JobOutcome): void {

@@ -1,62 +1,23 @@
 import type { ToolError } from '../types.js'
+import { assignBottomLevels, raiseAncestors, refreshBottomLevels } from './critical-path.js'
 import { createDeferred, type Deferred } from './deferred.js'
+import { DurationEstimates, type ToolProfile } from './duration-estimates.js'
 import type { Execution, Outcome } from './execute-call.js'
-import { conflictReason, type Footprint } from './footprint.js'
-import { ReadyQueue } from './ready-queue.js'
+import { conflictReason } from './footprint.js'
 import { Job, Submission } from './scheduler-job.js'
+import type { JobOutcome, SchedulableCall, SchedulerEvent, SchedulerOptions, SubmitOptions } from './scheduler-types.js'
+import { WorkerPool } from './worker-pool.js'
 
-/** What the scheduler needs of a call that passed parse, lookup, validation and authorisation. */
-export interface SchedulableCall {
-  id: string
-  footprint: Footprint
-  /** Resolves with undefined to run, or with the error that stops it (a denied approval). */
-  gate?: Promise<ToolError | undefined>
-  /** Starts the handler; called at most once, when a worker is free and every wait is over. */
-  start(): Execution
-}
-
-/** One wait of a call: the earlier call it waits for, and why. */
-export interface Wait {
-  id: string
-  reason: string
-}
-
-export type SchedulerEvent =
-  | { type: 'queued'; id: string; seq: number; at: number }
-  | { type: 'waiting'; id: string; seq: number; at: number; on: Wait[] }
-  | { type: 'started'; id: string; seq: number; at: number; running: number }
-  | { type: 'finished'; id: string; seq: number; at: number; ok: boolean; code?: string }
-  | { type: 'released'; id: string; seq: number; at: number; abandoned: boolean }
-
-/** How a scheduled call ended, as the host shapes it into a result. */
-export type JobOutcome =
-  | { ran: true; outcome: Outcome; startedAt: number; endedAt: number; waits: Wait[] }
-  | { ran: false; error: ToolError; waits: Wait[] }
-
-export interface SchedulerOptions {
-  maxWorkers: number
-  now: () => number
-  onEvent?: (event: SchedulerEvent) => void
-  /** When given, events are built and sent only while it returns true (nobody listening: no event objects). */
-  listening?: () => boolean
-}
-
-export interface SubmitOptions {
-  /** Extra waits inside this submission (by index into `calls`), from the batch's mode. */
-  modeWaits?: ReadonlyArray<ReadonlyArray<{ index: number; reason: string }>>
-  signal?: AbortSignal
-}
+export type { JobOutcome, SchedulableCall, SchedulerEvent, SchedulerOptions, SubmitOptions, Wait } from './scheduler-types.js'
 
 /**
  * The online conflict scheduler: calls arrive in order (as a batch or one by one); each starts once
  * every earlier, still-unfinished call it conflicts with has released its reservations, a worker is
  * free, and its approval (if any) came back. Barriers wait for all before them and hold all after.
- * A call that is ready waits for a worker in arrival order; a handler that finishes without a promise
- * is answered and released at once.
- *
- * The worker pool is its own (a heap of ready calls and a running count) rather than p-queue, which
- * the first version used: p-queue's queue bookkeeping was ~20% of a 1,000-call batch's cost, and a
- * slot here must be freed when the handler settles, not when its answer is sent (BENCHMARKS.md).
+ * A call whose waits are over goes to the worker pool (p-queue, `worker-pool.ts`), which gives free
+ * workers to the waiting call with the longest estimated chain of work behind it (its bottom level,
+ * from per-tool duration estimates learned from finished calls), then to the earliest arrival. A
+ * handler that finishes without a promise is answered and released at once.
  *
  * @example
  * const scheduler = new Scheduler({ maxWorkers: 8, now: () => performance.now() })
@@ -64,9 +25,14 @@ export interface SubmitOptions {
  * await outcome // { ran: true, outcome: { ok: true, value }, startedAt, endedAt, waits: [] }
  */
 export class Scheduler {
-  readonly #maxWorkers: number
+  readonly #pool: WorkerPool
+  readonly #estimates: DurationEstimates
+  // An estimate moved while nothing waited for a worker: recompute bottom levels before the next wait.
+  #stale = false
+  readonly #criticalPath: boolean
   readonly #now: () => number
   readonly #onEvent: ((event: SchedulerEvent) => void) | undefined
+  readonly #onAnswer: ((outcome: Outcome) => void) | undefined
   readonly #listening: (() => boolean) | undefined
   // Unreleased jobs by footprint kind, in arrival order (Sets keep insertion order).
   readonly #barriers = new Set<Job>()
@@ -75,31 +41,44 @@ export class Scheduler {
   // Jobs whose waits are over, to be sorted out (skipped or queued) by #process.
   #arrivals: Job[] = []
   #arrivalHead = 0
-  // Jobs that wait only for a worker, earliest arrival first.
-  readonly #ready = new ReadyQueue<Job>()
   #processing = false
   #idle: Deferred<void> | undefined
   #seq = 0
-  #running = 0
-  #peakRunning = 0
 
   constructor(options: SchedulerOptions) {
     if (!Number.isInteger(options.maxWorkers) || options.maxWorkers < 1) {
       throw new TypeError(`Expected \`maxWorkers\` to be an integer ≥ 1, got \`${String(options.maxWorkers)}\` (${typeof options.maxWorkers})`)
     }
-    this.#maxWorkers = options.maxWorkers
+    this.#pool = new WorkerPool({ concurrency: options.maxWorkers, run: (job) => this.#runJob(job as Job), ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}) })
+    this.#estimates = options.estimates ?? new DurationEstimates()
+    this.#criticalPath = options.priority !== 'call-order'
     this.#now = options.now
     this.#onEvent = options.onEvent
+    this.#onAnswer = options.onAnswer
     this.#listening = options.listening
   }
 
   /** Handlers running right now, and the most that ever ran at once. */
   get running(): number {
-    return this.#running
+    return this.#pool.running
   }
 
   get peakRunning(): number {
-    return this.#peakRunning
+    return this.#pool.peakRunning
+  }
+
+  /** The worker pool: its limit (settable while running), rate rules and waiting calls. */
+  get pool(): WorkerPool {
+    return this.#pool
+  }
+
+  get estimates(): DurationEstimates {
+    return this.#estimates
+  }
+
+  /** The profile of a tool (duration estimate, rate rule) to put on its calls. */
+  profileOf(name: string, toolset: string): ToolProfile {
+    return this.#estimates.profileOf(name, toolset)
   }
 
   /** Calls not yet released (waiting, queued or running). */
@@ -115,6 +94,8 @@ export class Scheduler {
     const jobs: Job[] = new Array(calls.length)
     const outcomes: Promise<JobOutcome>[] = new Array(calls.length)
     const modeWaits = options.modeWaits
+    const firstSeq = this.#seq + 1
+    let waitsOnOlder = false
     for (let i = 0; i < calls.length; i++) {
       const call = calls[i]!
       const job = new Job(++this.#seq, call)
@@ -126,6 +107,7 @@ export class Scheduler {
           if (dep && !job.deps.includes(dep)) this.#dependOn(job, dep, wait.reason)
         }
       }
+      if (!waitsOnOlder) for (const dep of job.deps) if (dep.seq < firstSeq) waitsOnOlder = true
       this.#reserve(job)
       jobs[i] = job
       outcomes[i] = job.outcome
@@ -133,6 +115,10 @@ export class Scheduler {
         this.#emit({ type: 'queued', id: call.id, seq: job.seq, at: this.#now() })
         if (job.waits.length > 0) this.#emit({ type: 'waiting', id: call.id, seq: job.seq, at: this.#now(), on: job.waits })
       }
+    }
+    if (this.#criticalPath) {
+      assignBottomLevels(jobs, this.#estimates)
+      if (waitsOnOlder) raiseAncestors(jobs, firstSeq, this.#estimates, (job) => this.#pool.reprioritise(job))
     }
     const signal = options.signal
     if (signal?.aborted) {
@@ -228,6 +214,7 @@ export class Scheduler {
     this.#scoped.delete(job)
     this.#free.delete(job)
     job.state = 'done'
+    if (job.rate !== undefined) this.#pool.released(job)
     if (this.#wantsEvents()) this.#emit({ type: 'released', id: job.call.id, seq: job.seq, at: this.#now(), abandoned })
     const submission = job.submission
     if (submission !== undefined && --submission.remaining === 0) submission.signal.removeEventListener('abort', submission.onAbort)
@@ -262,69 +249,116 @@ export class Scheduler {
     this.#process()
   }
 
-  // One loop (never recursion) sorts out arrived jobs and starts ready ones while a worker is free,
-  // so long chains of calls that finish at once, or of refused approvals, cannot grow the stack.
+  // One loop (never recursion) sorts out arrived jobs: skipped (a refused approval) or handed to the
+  // pool. The pool holds starting off while a round is handed over, so calls that become ready
+  // together compete by priority; a handler that finishes at once may make more calls arrive.
   #process(): void {
     if (this.#processing) return
     this.#processing = true
     try {
-      for (;;) {
-        if (this.#arrivalHead < this.#arrivals.length) {
-          const job = this.#arrivals[this.#arrivalHead++]!
-          if (this.#arrivalHead === this.#arrivals.length) {
-            this.#arrivals = []
-            this.#arrivalHead = 0
-          }
+      while (this.#arrivalHead < this.#arrivals.length) {
+        const arrivals = this.#arrivals
+        const from = this.#arrivalHead
+        this.#arrivals = []
+        this.#arrivalHead = 0
+        // One arrival competes with nobody new: no need to hold starting off for it.
+        const compete = arrivals.length - from > 1
+        if (compete) this.#pool.hold()
+        for (let i = from; i < arrivals.length; i++) {
+          const job = arrivals[i]!
           if (job.state !== 'pending') continue // interrupted while waiting
           if (job.gateError) this.#skip(job, job.gateError)
-          else this.#ready.push(job)
-          continue
+          else this.#pool.enqueue(job)
         }
-        if (this.#running >= this.#maxWorkers) break
-        const next = this.#ready.pop()
-        if (next === undefined) break
-        if (next.state === 'pending') this.#runJob(next) // else: interrupted while queued for a worker
+        if (this.#stale && this.#pool.waiting > 0) this.#refresh()
+        if (compete) this.#pool.go()
+        if (this.#wantsEvents()) this.#announceWaits(arrivals, from)
       }
     } finally {
       this.#processing = false
     }
   }
 
-  #runJob(job: Job): void {
+  // Events for the calls of a round that did not get a worker (or a rate slot) at once.
+  #announceWaits(arrivals: readonly Job[], from: number): void {
+    let behind: string[] | undefined
+    for (let i = from; i < arrivals.length; i++) {
+      const job = arrivals[i]!
+      if (job.place === 'worker') {
+        behind ??= this.#runningIds()
+        this.#emit({ type: 'waiting-worker', id: job.call.id, seq: job.seq, at: this.#now(), behind })
+      } else if (job.place === 'rate') {
+        const group = this.#pool.groupOf(job)!
+        if (this.#pool.isSaturated()) this.#emit({ type: 'waiting-worker', id: job.call.id, seq: job.seq, at: this.#now(), behind: (behind ??= this.#runningIds()) })
+        else this.#emit({ type: 'waiting-rate', id: job.call.id, seq: job.seq, at: this.#now(), group: group.rule.key, limit: group.rule.limit })
+      }
+    }
+  }
+
+  #runningIds(): string[] {
+    const ids: string[] = []
+    for (const job of this.#inArrivalOrder()) if (job.state === 'running') ids.push(job.call.id)
+    return ids
+  }
+
+  // Estimates moved: every unreleased call's bottom level again, and waiting calls re-ordered.
+  #refresh(): void {
+    this.#stale = false
+    const newestFirst = this.#inArrivalOrder().reverse()
+    refreshBottomLevels(newestFirst, this.#estimates, (job) => this.#pool.reprioritise(job))
+  }
+
+  #learn(job: Job, endedAt: number): void {
+    const profile = job.profile
+    if (profile === undefined || job.interrupted) return
+    if (this.#estimates.record(profile, endedAt - job.startedAt) && this.#criticalPath) {
+      if (this.#pool.waiting > 0) this.#refresh()
+      else this.#stale = true
+    }
+  }
+
+  // Called by the pool with a worker for the job; returns what p-queue waits on before it frees the
+  // worker (nothing when the handler finished at once or the job was skipped while it waited).
+  #runJob(job: Job): Promise<void> | undefined {
+    if (job.state !== 'pending') return undefined // interrupted while it waited for a worker
     job.state = 'running'
     const startedAt = this.#now()
-    this.#running++
-    if (this.#running > this.#peakRunning) this.#peakRunning = this.#running
-    if (this.#wantsEvents()) this.#emit({ type: 'started', id: job.call.id, seq: job.seq, at: startedAt, running: this.#running })
+    job.startedAt = startedAt
+    this.#pool.started()
+    if (this.#wantsEvents()) this.#emit({ type: 'started', id: job.call.id, seq: job.seq, at: startedAt, running: this.#pool.running })
     let execution: Execution
     try {
       execution = job.call.start()
     } catch (error) {
-      this.#running--
+      this.#pool.freed()
       const outcome: Outcome = { ok: false, error: { code: 'E_TOOL_FAILED', message: `the call could not start: ${(error as Error).message}` } }
       this.#finish(job, { ran: true, outcome, startedAt, endedAt: this.#now(), waits: job.waits })
       this.#release(job, false)
-      return
+      return undefined
     }
     job.execution = execution
     if (job.interruptPending) execution.interrupt()
     const done = execution.done
     if (done !== undefined) {
       // The handler returned without a promise: it has finished, answer and release now.
-      this.#finish(job, { ran: true, outcome: done, startedAt, endedAt: this.#now(), waits: job.waits })
-      this.#running--
+      const endedAt = this.#now()
+      this.#finish(job, { ran: true, outcome: done, startedAt, endedAt, waits: job.waits })
+      this.#pool.freed()
+      this.#learn(job, endedAt)
       this.#release(job, false)
-      return
+      return undefined
     }
     void execution.answered.then((outcome) => this.#finish(job, { ran: true, outcome, startedAt, endedAt: this.#now(), waits: job.waits }))
-    void execution.settled.then(({ abandoned }) => {
-      this.#running--
+    return execution.settled.then(({ abandoned }) => {
+      this.#pool.freed()
+      if (!abandoned) this.#learn(job, this.#now())
       this.#release(job, abandoned)
     })
   }
 
   #finish(job: Job, outcome: JobOutcome): void {
     if (job.answered) return
+    if (outcome.ran) this.#onAnswer?.(outcome.outcome)
     job.answer(outcome)
     if (!this.#wantsEvents()) return
     const ok = outcome.ran && outcome.outcome.ok
@@ -341,6 +375,7 @@ export class Scheduler {
     if (job.state === 'pending') {
       this.#skip(job, { code: 'E_ABORTED', message: 'skipped: interrupted before it started; it did not run' })
     } else if (job.state === 'running') {
+      job.interrupted = true
       if (job.execution) job.execution.interrupt()
       else job.interruptPending = true
     }

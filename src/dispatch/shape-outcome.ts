@@ -4,7 +4,8 @@ import type { ValidateFunction } from '../schema.js'
 import type { ContentBlock, ToolCall, ToolResult } from '../types.js'
 import { limitBinary, limitBlocks } from './limit-blocks.js'
 import type { ResultsFolder } from '../workspace/save-result.js'
-import { capText, limitContent, shapeValue, unsavedContent } from './shape-result.js'
+import { limitContent, type ResultSaver } from './limit-content.js'
+import { capText, shapeValue } from './shape-result.js'
 
 /** What shaping one call's value needs from the host. */
 export interface ShapeContext {
@@ -16,6 +17,8 @@ export interface ShapeContext {
   resultsFolder: () => ResultsFolder
   /** How a saved file's path reads in the note (relative to the workspace root). */
   shownPath?: (file: string) => string
+  /** Saves whole texts a few at a time, counting huge ones against the host's memory budget. */
+  saver?: ResultSaver
   /** The tool's compiled `outputSchema`, if it declares one. */
   validateOutput: ValidateFunction | undefined
 }
@@ -48,14 +51,9 @@ export function shapeOutcome(call: ToolCall, toolName: string, value: unknown, c
  * @example
  * await spillText(call, hugeText, 100_000, context, {}) // { …, truncated: true, savedTo }
  */
-export async function spillText(call: ToolCall, text: string, limit: number, context: Pick<ShapeContext, 'resultsFolder' | 'shownPath'>, extra: object): Promise<ToolResult> {
-  try {
-    const limited = await limitContent(text, limit, context.resultsFolder(), call.id, context.shownPath)
-    return { id: call.id, name: call.name, ok: true, ...limited, ...extra }
-  } catch (error) {
-    // A full disk, a planted link: still answer, with what fits and why the rest is missing.
-    return { id: call.id, name: call.name, ok: true, content: unsavedContent(text, limit, describeThrown(error)), truncated: true, ...extra }
-  }
+export async function spillText(call: ToolCall, text: string, limit: number, context: Pick<ShapeContext, 'resultsFolder' | 'shownPath' | 'saver'>, extra: object): Promise<ToolResult> {
+  const limited = await limitContent(text, limit, context.resultsFolder(), call.id, context.saver, context.shownPath)
+  return { id: call.id, name: call.name, ok: true, ...limited, ...extra }
 }
 
 async function spillBlocks(call: ToolCall, blocks: ContentBlock[], context: ShapeContext, extra: object): Promise<ToolResult> {

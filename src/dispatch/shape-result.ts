@@ -1,6 +1,7 @@
 import { isCallToolResult, renderBlocksAsText } from '../content-blocks.js'
 import { describeSchemaErrors, type ValidateFunction } from '../schema.js'
 import type { ContentBlock, ToolError } from '../types.js'
+import { detachString } from './limit-content.js'
 
 /** A handler's value, shaped: the text rendering, and the blocks and structured content when there are any. */
 export type ShapedValue =
@@ -59,7 +60,6 @@ function noStructured(name: string): ShapedValue {
     error: { code: 'E_TOOL_FAILED', message: `${name} declares an outputSchema but returned no structured content; return an object, or { content, structuredContent }` },
   }
 }
-import { savedResultName, saveWholeResult, type ResultsFolder } from '../workspace/save-result.js'
 
 /**
  * A handler's value as result text: strings as they are, anything else as JSON.
@@ -81,67 +81,19 @@ export function toContent(name: string, value: unknown): { ok: true; content: st
   return { ok: true, content: text }
 }
 
-export interface LimitedContent {
-  content: string
-  truncated?: true
-  savedTo?: string
-}
-
-/**
- * Keeps a result within `limit` characters. A longer one is cut at a line boundary, ends with a
- * note giving the full size and the file holding the whole text, which is saved in `folder` (see
- * `saveWholeResult`: never through a planted link, never left half-written); `shown` words the file's
- * path in the note (the host shows it relative to the workspace root). Rejects when the text cannot
- * be saved.
- *
- * @example
- * await limitContent(hugeText, 100_000, { root: '/w', dir: '/w/.toolhost/results', caseInsensitive: false }, 'call_1')
- * // { content: '…\n[truncated: showing 99790 of 250000 characters; the whole result is saved at /w/.toolhost/results/call_1-….txt]', truncated: true, savedTo: '/w/.toolhost/results/call_1-….txt' }
- */
-export async function limitContent(content: string, limit: number | false, folder: ResultsFolder, callId: string, shown: (file: string) => string = (f) => f): Promise<LimitedContent> {
-  if (limit === false || content.length <= limit) return { content }
-  const file = await saveWholeText(content, folder, callId)
-  const note = `\n[truncated: showing PLACEHOLDER of ${content.length} characters; the whole result is saved at ${shown(file)}]`
-  const kept = cutAtLine(content, Math.max(0, limit - note.length - 12))
-  // With a limit shorter than the note itself the note is cut too: the limit always holds, and
-  // `savedTo` still says where the whole text is.
-  const shaped = (kept + note.replace('PLACEHOLDER', String(kept.length))).slice(0, limit)
-  return { content: shaped, truncated: true, savedTo: file }
-}
-
-/** Saves the whole text of an over-long result in the results folder; resolves with the file's path. */
-export function saveWholeText(text: string, folder: ResultsFolder, callId: string): Promise<string> {
-  return saveWholeResult(folder, savedResultName(callId), text)
-}
-
-/** The first `room` characters of `text`, ending at a line break when one falls in the second half. */
-export function cutAtLine(text: string, room: number): string {
-  const cut = text.lastIndexOf('\n', room)
-  return text.slice(0, cut > room / 2 ? cut : room)
-}
-
-/**
- * What a result keeps when its whole text could not be saved (a full disk, a planted link): the start
- * that fits within `limit`, and a note saying why the rest is missing (no partial file is left).
- *
- * @example
- * unsavedContent(text, 1000, 'ENOSPC: no space left on device') // '…\n[truncated: 5000 characters in all; the whole text could not be saved (ENOSPC: …), so only this part is available]'
- */
-export function unsavedContent(text: string, limit: number, why: string): string {
-  const note = `\n[truncated: ${text.length} characters in all; the whole text could not be saved (${why}), so only this part is available]`
-  return (text.slice(0, Math.max(0, limit - note.length)) + note).slice(0, limit)
-}
-
 /**
  * Cuts short text (an error message) to `limit` characters, saying so; nothing is saved to disk.
+ * The text returned never references a larger string (see `detachString`).
  *
  * @example
  * capText('e'.repeat(500), 100) // 'eee… [cut: 500 characters in all]' (100 characters)
  */
 export function capText(text: string, limit: number | false): string {
-  if (limit === false || text.length <= limit) return text
+  // Detached either way: a message built from a slice of a huge text (a response body, a file)
+  // must not keep that text alive for as long as the result lives.
+  if (limit === false || text.length <= limit) return detachString(text)
   const note = ` [cut: ${text.length} characters in all]`
-  return (text.slice(0, Math.max(0, limit - note.length)) + note).slice(0, limit)
+  return detachString([text.slice(0, Math.max(0, limit - note.length)), note].join('').slice(0, limit))
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -23,7 +23,8 @@ export function sortKeys(value: unknown): unknown {
 
 /** Sorted keys, with every string longer than `maxChars` cut and marked (how the audit log stores arguments). */
 export function abbreviate(value: unknown, maxChars: number): unknown {
-  return copySorted(value, (text) => (text.length > maxChars ? `${text.slice(0, maxChars)}…[+${text.length - maxChars} chars]` : text))
+  // join, not a template: a new string, so a shortened argument does not keep the whole argument alive.
+  return copySorted(value, (text) => (text.length > maxChars ? [text.slice(0, maxChars), `…[+${text.length - maxChars} chars]`].join('') : text))
 }
 
 type Container = Record<string, unknown> | unknown[]

@@ -98,7 +98,7 @@ test('a result that cannot be saved (the disk refuses the file) leaves no partia
   const result = JSON.parse(run.stdout) as { ok: boolean; content: string; truncated?: boolean; savedTo?: string }
   expect(result.truncated).toBe(true)
   expect(result.savedTo).toBeUndefined()
-  expect(result.content).toMatch(/\[truncated: \d+ characters in all; the whole text could not be saved \(EFBIG: file too large, write\), so only this part is available\]$/)
+  expect(result.content).toMatch(/\[truncated: showing \d+ of \d+ characters; the whole text could not be saved \(EFBIG: file too large, write\)\]$/)
   expect(result.content.length).toBeLessThanOrEqual(100_000)
   const results = path.join(root, '.toolhost', 'results')
   expect(readdirSync(results)).toEqual([])

@@ -236,8 +236,8 @@ describe('result size', () => {
     expect(big.startsWith(kept!)).toBe(true)
     expect(big[kept!.length]).toBe('\n') // cut at a line boundary
     expect(note).toContain(`of ${big.length} characters`)
-    // The note shows the file relative to the workspace root (no absolute server path).
-    expect(note).toContain(path.relative(root, result!.savedTo!))
+    // The note names the file relative to the workspace root (what the model's tools resolve against).
+    expect(note).toContain(`saved at .toolhost/results/${path.basename(result!.savedTo!)}]`)
     expect(note).not.toContain(root)
     expect(readFileSync(result!.savedTo!, 'utf8')).toBe(big)
     expect(path.dirname(result!.savedTo!)).toBe(path.join(root, '.toolhost', 'results'))
