@@ -77,12 +77,12 @@ export interface FootprintOrigin {
  */
 export function footprintOrigin(tool: AnyTool, sets: BehaviourSets): FootprintOrigin {
   if (sets.neverParallel.has(tool.name)) return { by: 'config', detail: 'dispatch.never_parallel' }
-  if (sets.pathScoped.has(tool.name)) return { by: 'config', detail: `dispatch.path_scoped, ${tool.scope ? 'scope(args)' : 'args.path'}` }
+  if (sets.pathScoped.has(tool.name)) return { by: 'config', detail: `dispatch.path_scoped, ${tool.scope ? 'scope(args)' : 'args.path and args.paths'}` }
   if (sets.parallelSafe.has(tool.name)) return { by: 'config', detail: 'dispatch.parallel_safe' }
   if (tool.neverParallel) return { by: 'tool', detail: 'neverParallel' }
   if (tool.changesContext) return { by: 'tool', detail: 'changesContext' }
   if (tool.scope !== undefined) return { by: 'tool', detail: 'scope(args)' }
-  if (tool.pathScoped) return { by: 'tool', detail: 'pathScoped: args.path, read when readOnly(args) says so' }
+  if (tool.pathScoped) return { by: 'tool', detail: 'pathScoped: args.path and args.paths, read when readOnly(args) says so' }
   if (tool.parallelSafe) return { by: 'tool', detail: 'parallelSafe' }
   return { by: 'default', detail: 'declares neither parallelSafe nor pathScoped: runs alone' }
 }
@@ -93,10 +93,13 @@ function scopedFootprint(tool: AnyTool, args: Record<string, unknown>, context: 
     if (tool.scope) {
       entries = tool.scope(args)
     } else {
-      if (typeof args.path !== 'string' || args.path === '') {
-        return { kind: 'barrier', reason: `${tool.name} is path-scoped but the call has no usable \`path\`, so it runs alone` }
+      // No scope of its own: the call's `path` and `paths` arguments, read or written as readOnly says.
+      const paths = [args.path, ...(Array.isArray(args.paths) ? args.paths : [])].filter((p): p is string => typeof p === 'string' && p !== '')
+      if (paths.length === 0) {
+        return { kind: 'barrier', reason: `${tool.name} is path-scoped but the call has no usable \`path\` or \`paths\`, so it runs alone` }
       }
-      entries = [{ path: args.path, access: tool.readOnly(args) ? 'read' : 'write' }]
+      const access = tool.readOnly(args) ? 'read' : 'write'
+      entries = paths.map((path) => ({ path, access }))
     }
   } catch (error) {
     return { kind: 'barrier', reason: `${tool.name}'s scope could not be computed (${describeThrown(error)}), so it runs alone` }

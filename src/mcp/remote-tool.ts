@@ -65,7 +65,9 @@ export function registerRemote(host: Host, remote: RemoteServer, tool: RemoteToo
   const readOnly = trusted && hints.readOnlyHint === true
   const destructive = !readOnly && (trusted ? hints.destructiveHint !== false : true)
   const inputSchema = tool.inputSchema as JsonSchema
-  const scope = pathScope(inputSchema, readOnly)
+  // A trusted read-only tool taking `path`/`paths` reads them; any other is a barrier unless config
+  // dispatch.path_scoped names it (its `path`/`paths` are then written, as readOnly is false).
+  const scope = readOnly ? pathScope(inputSchema) : undefined
   const spec: ToolSpec = {
     name,
     toolset: `mcp_${remote.server}`,
@@ -75,7 +77,6 @@ export function registerRemote(host: Host, remote: RemoteServer, tool: RemoteToo
     check: () => remote.isConnected(),
     // Never trust a remote server's hints for scheduling or permissions unless config says so.
     parallelSafe: readOnly && scope === undefined,
-    pathScoped: readOnly && scope !== undefined,
     ...(scope ? { scope } : {}),
     readOnly: () => readOnly,
     destructive: () => destructive,
@@ -117,13 +118,12 @@ function tryRegister(host: Host, spec: ToolSpec, source: string, remote: RemoteS
 }
 
 /** `path` / `paths` arguments as reads (or writes), when the schema has them. */
-function pathScope(schema: JsonSchema, readOnly: boolean): ((args: Record<string, unknown>) => ScopeEntry[]) | undefined {
+function pathScope(schema: JsonSchema): ((args: Record<string, unknown>) => ScopeEntry[]) | undefined {
   const properties = (schema.properties ?? {}) as Record<string, unknown>
   if (!('path' in properties) && !('paths' in properties)) return undefined
-  const access = readOnly ? 'read' : 'write'
   return (args) => {
     const paths = [args.path, ...(Array.isArray(args.paths) ? args.paths : [])].filter((p): p is string => typeof p === 'string' && p !== '')
-    return paths.map((path) => ({ path, access }))
+    return paths.map((path) => ({ path, access: 'read' }))
   }
 }
 

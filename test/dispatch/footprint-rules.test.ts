@@ -49,7 +49,7 @@ describe('footprintOrigin: who decided a footprint', () => {
   const sets: BehaviourSets = { parallelSafe: new Set(['shell']), neverParallel: new Set(['lookup']), pathScoped: new Set() }
   test.each([
     ['scope(args)', scopedWriter, none, { by: 'tool', detail: 'scope(args)' }],
-    ['pathScoped', editor, none, { by: 'tool', detail: 'pathScoped: args.path, read when readOnly(args) says so' }],
+    ['pathScoped', editor, none, { by: 'tool', detail: 'pathScoped: args.path and args.paths, read when readOnly(args) says so' }],
     ['parallelSafe', lookup, none, { by: 'tool', detail: 'parallelSafe' }],
     ['nothing declared', shell, none, { by: 'default', detail: 'declares neither parallelSafe nor pathScoped: runs alone' }],
     ['config parallel_safe wins over the default', shell, sets, { by: 'config', detail: 'dispatch.parallel_safe' }],

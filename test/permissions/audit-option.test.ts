@@ -21,7 +21,8 @@ describe("createHost's audit option", () => {
   })
 
   async function runOne(options: Partial<HostOptions>, config: Record<string, unknown> = {}): Promise<void> {
-    const host = await createHost({ root, loadPlugins: false, log: silentLogger, config: { env_file: '', ...config }, ...options })
+    // Duration estimates off too: with both, a host whose tools write nothing leaves the folder untouched.
+    const host = await createHost({ root, loadPlugins: false, log: silentLogger, config: { env_file: '', dispatch: { duration_estimates: '' }, ...config }, ...options })
     const [result] = await host.run([{ id: 'r1', name: 'read_note', arguments: { path: 'a.txt' } }])
     expect(result?.error?.code).not.toBe('E_DENIED')
     await host.close()
