@@ -63,12 +63,16 @@ export interface HostOptions extends ConfigSource {
   plugins?: string[]
   /** Load the plugin folders (default true). */
   loadPlugins?: boolean
-  /** Hot reload: re-import plugin files when they change (also `plugins.watch`). */
+  /** Hot reload: re-import plugin files when they change, and take live keys from a changed config file (also `plugins.watch`). */
   watch?: boolean
   registry?: ToolRegistry
   /** How the host asks a person (clarify, approvals). */
   ask?: AskHandler
-  /** Who approves calls the permission system asks about; without one they are denied (E_DENIED). */
+  /**
+   * Who approves calls the permission system asks about. What it answers `cannot-ask`, or every such
+   * call when there is none, goes to an open console (`permissions.console_approvals`), else is
+   * denied (E_DENIED, saying no one could be asked).
+   */
   approve?: ApproveHandler
   /**
    * Where the permission audit log goes (one JSON line per decision): a path (relative to the

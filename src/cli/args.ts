@@ -22,17 +22,17 @@ export const COMMANDS: Readonly<Record<string, { synopsis: string; summary: stri
   run: {
     synopsis: 'toolhost run FILE|- [--mode M] [--json] [--trace] [--trace-file F]',
     summary: 'a batch (OpenAI tool_calls or Anthropic tool_use blocks)',
-    more: 'FILE (or - for standard input) holds the calls in any model format. Results come back in call order; --trace adds a timeline of what ran when and what waited for what; --mode graph|partition|batch|serial picks the scheduling.',
+    more: 'FILE (or - for standard input) holds the calls in any model format. Results come back in call order; --json prints {"mode", "results"}; --trace adds a timeline of what ran when and what waited for what (with --json: startedAt, endedAt, waitedFor); --trace-file F writes the calls as a Chrome trace; --mode graph|partition|batch|serial picks the scheduling. Exits 1 when a call failed.',
   },
   explain: {
     synopsis: 'toolhost explain FILE|- [--mode M] [--json]',
     summary: 'the plan: footprints, who waits for whom and why; runs nothing',
-    more: 'For each call: what it touches, what the permission system would decide, and which earlier calls it would wait for and why. Nothing runs.',
+    more: 'For each call: what it touches and where that came from, what the permission system would decide, which earlier calls it would wait for and why, and whether it would wait for a worker or a rate slot. Nothing runs and no one is asked; --json prints the plan as {"mode", "calls"}.',
   },
   serve: {
     synopsis: 'toolhost serve [--http PORT] [--watch]',
     summary: 'MCP server over stdio (default) or Streamable HTTP',
-    more: 'Over stdio, stdout carries only MCP messages. --http PORT serves Streamable HTTP at /mcp on serve.host (127.0.0.1; port 0 picks a free one). --watch reloads plugin files when they change.',
+    more: 'Over stdio, stdout carries only MCP messages. --http PORT serves Streamable HTTP at /mcp on serve.host (127.0.0.1; port 0 picks a free one), and the console at / (serve.console). Calls that would ask are asked of the calling client (MCP elicitation), or in an open console; --yes approves them all. --watch reloads plugin files when they change and takes live limits from a changed config.yaml.',
   },
   'new-plugin': {
     synopsis: 'toolhost new-plugin NAME',
@@ -56,7 +56,7 @@ const GLOBAL_OPTIONS = `global options:
   --root DIR                workspace root (default: workspace.root, else the current folder)
   --plugins DIR             an extra plugin folder (repeatable)
   --permission-mode MODE    ask | accept-edits | auto | plan | bypass
-  --yes                     approve every call that would ask (non-interactive use)
+  -y, --yes                 approve every call that would ask (non-interactive use)
   --trace-file FILE         write the calls as a Chrome trace (open it in Perfetto or chrome://tracing)
   -h, --help                help; toolhost help COMMAND for one command
   -v, --version             the version`
@@ -65,7 +65,7 @@ export const USAGE = `toolhost — a host for LLM-agent tools written as plugins
 
 usage:
 ${Object.values(COMMANDS)
-  .map((c) => `  ${c.synopsis.padEnd(51)}${c.summary}`)
+  .map((c) => `  ${c.synopsis.length < 51 ? c.synopsis.padEnd(51) : `${c.synopsis}\n${' '.repeat(53)}`}${c.summary}`)
   .join('\n')}
 
 ${GLOBAL_OPTIONS}

@@ -3,7 +3,7 @@ import type { PermissionMode } from '../config/types.js'
 import type { CallSubject } from './subjects.js'
 
 /**
- * What each permission mode lets run without asking (the demo prints it; the README has the table).
+ * What each permission mode lets run without asking (the demo prints it; docs/permissions.md has the table).
  *
  * @example
  * PERMISSION_MODES['accept-edits'] // 'read-only calls and file edits inside the workspace run; every other call asks'

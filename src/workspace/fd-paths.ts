@@ -3,7 +3,7 @@ import { readlink } from 'node:fs/promises'
 
 // On Linux, `/proc/self/fd/N/name` looks `name` up inside the folder that descriptor N holds open,
 // whatever has since been renamed or swapped along the path that opened it: the `openat` family,
-// reachable from Node. Where it is missing, the wall falls back to path checks (see README).
+// reachable from Node. Where it is missing, the wall falls back to path checks (see docs/workspace.md).
 const FD_DIR = '/proc/self/fd'
 
 /** True when this process can address open folders by descriptor (`/proc/self/fd`, Linux). */

@@ -27,7 +27,7 @@ export interface OpenFolderOptions {
  * before it), creating missing folders when asked, then checks with the kernel that the folder held
  * open is `expected`. A symlink swapped in anywhere along the way — before or during the walk — is
  * refused, never followed. Without `/proc/self/fd` it falls back to lstat checks per component and a
- * realpath check at the end (a narrower race remains; see README "The workspace wall").
+ * realpath check at the end (a narrower race remains; see docs/workspace.md).
  *
  * @example
  * const folder = await openFolderInRoot('/work', ['src', 'new'], { create: true, caseInsensitive: false, expected: '/work/src/new' })
