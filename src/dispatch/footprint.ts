@@ -1,6 +1,6 @@
 import { describeThrown } from '../errors.js'
 import { canonicalPath, comparablePath, isWithin, pathsOverlap, relativeToRoot } from '../paths.js'
-import type { Access, AnyTool } from '../types.js'
+import type { Access, AnyTool, ScopeEntry } from '../types.js'
 import type { NameSet } from './name-matcher.js'
 
 /** One thing a call touches, in comparable canonical form. */
@@ -87,25 +87,34 @@ export function footprintOrigin(tool: AnyTool, sets: BehaviourSets): FootprintOr
   return { by: 'default', detail: 'declares neither parallelSafe nor pathScoped: runs alone' }
 }
 
-function scopedFootprint(tool: AnyTool, args: Record<string, unknown>, context: FootprintContext): Footprint {
-  let entries: ReturnType<NonNullable<AnyTool['scope']>>
+/**
+ * What a path-scoped call touches, as its tool declares it: `scope(args)`, else its `path` and
+ * `paths` arguments (read when `isRead()` says so, else written); or why it cannot be said. The one
+ * reading of a call's paths, for the scheduler (footprints) and the permission system (rule subjects)
+ * alike, so a rule sees every path the scheduler reserves.
+ *
+ * @example
+ * declaredScope(tool, { path: 'a', paths: ['b'] }, () => false) // [{ path: 'a', access: 'write' }, { path: 'b', access: 'write' }]
+ */
+export function declaredScope(tool: AnyTool, args: Record<string, unknown>, isRead: () => boolean): ScopeEntry[] | { unknown: string } {
   try {
     if (tool.scope) {
-      entries = tool.scope(args)
-    } else {
-      // No scope of its own: the call's `path` and `paths` arguments, read or written as readOnly says.
-      const paths = [args.path, ...(Array.isArray(args.paths) ? args.paths : [])].filter((p): p is string => typeof p === 'string' && p !== '')
-      if (paths.length === 0) {
-        return { kind: 'barrier', reason: `${tool.name} is path-scoped but the call has no usable \`path\` or \`paths\`, so it runs alone` }
-      }
-      const access = tool.readOnly(args) ? 'read' : 'write'
-      entries = paths.map((path) => ({ path, access }))
+      const entries = tool.scope(args)
+      return Array.isArray(entries) && entries.length > 0 ? entries : { unknown: 'declared no scope for this call' }
     }
+    const paths = [args.path, ...(Array.isArray(args.paths) ? args.paths : [])].filter((p): p is string => typeof p === 'string' && p !== '')
+    if (paths.length === 0) return { unknown: 'has no usable `path` or `paths`' }
+    const access = isRead() ? 'read' : 'write'
+    return paths.map((path) => ({ path, access }))
   } catch (error) {
-    return { kind: 'barrier', reason: `${tool.name}'s scope could not be computed (${describeThrown(error)}), so it runs alone` }
+    return { unknown: `scope could not be computed (${describeThrown(error)})` }
   }
-  if (!Array.isArray(entries) || entries.length === 0) {
-    return { kind: 'barrier', reason: `${tool.name} declared no scope for this call, so it runs alone` }
+}
+
+function scopedFootprint(tool: AnyTool, args: Record<string, unknown>, context: FootprintContext): Footprint {
+  const entries = declaredScope(tool, args, () => tool.readOnly(args))
+  if (!Array.isArray(entries)) {
+    return { kind: 'barrier', reason: `${tool.name} is path-scoped but ${entries.unknown}, so it runs alone` }
   }
   const touches: Touch[] = []
   for (const entry of entries) {

@@ -1,4 +1,5 @@
 import path from 'node:path'
+import { declaredScope } from '../dispatch/footprint.js'
 import { describeThrown } from '../errors.js'
 import { canonicalPath, comparablePath, isWithin, relativeToRoot } from '../paths.js'
 import { analyseCommand } from '../shell/analyse-command.js'
@@ -88,15 +89,9 @@ export function describeSubject(subject: CallSubject): string {
 
 function pathSubject(tool: AnyTool, args: Record<string, unknown>, context: SubjectContext): CallSubject {
   const unresolved = (why: string): CallSubject => ({ kind: 'paths', paths: [], keys: [], unresolved: why })
-  let entries: ReturnType<NonNullable<AnyTool['scope']>>
-  try {
-    if (tool.scope) entries = tool.scope(args)
-    else if (typeof args.path === 'string' && args.path !== '') entries = [{ path: args.path, access: safeReadOnly(tool, args, { root: context.root }) ? 'read' : 'write' }]
-    else return unresolved('the call has no `path`')
-  } catch (error) {
-    return unresolved(`its scope could not be computed: ${describeThrown(error)}`)
-  }
-  if (!Array.isArray(entries) || entries.length === 0) return unresolved('the tool declared no scope for this call')
+  // The same reading of the call's paths as the scheduler's (scope, else path and paths).
+  const entries = declaredScope(tool, args, () => safeReadOnly(tool, args, { root: context.root }))
+  if (!Array.isArray(entries)) return unresolved(`the call ${entries.unknown}`)
   const root = comparablePath(context.root, context.caseInsensitive)
   const paths: PathSubject[] = []
   const keys: { key: string; access: Access }[] = []
