@@ -1,9 +1,9 @@
 import { defineTool } from './define-tool.js'
 import { describeThrown, ToolhostError } from './errors.js'
 import { knownSchemas, type KnownSchemas } from './known-schemas.js'
-import { redactEnvValues } from './redact-env.js'
 import { SchemaCompiler, type ValidateFunction } from './schema.js'
-import type { AnyTool, Availability, AvailabilityContext, JsonSchema, ObjectJsonSchema, OpenAIToolDefinition, ToolSpec } from './types.js'
+import { toolAvailability, type AvailabilityOptions } from './tool-availability.js'
+import type { AnyTool, Availability, JsonSchema, ObjectJsonSchema, OpenAIToolDefinition, ToolSpec } from './types.js'
 
 /** A registered tool with what the registry derived from it once. */
 export interface RegistryEntry {
@@ -35,14 +35,6 @@ type Entry = RegistryEntry & { slot: SchemaSlot; outputSlot: SchemaSlot | undefi
 export interface DefinitionQuery {
   names?: readonly string[]
   toolsets?: readonly string[]
-}
-
-export interface AvailabilityOptions {
-  /** Upper bound on one `check`; a slower check hides its tools. Default 2000 ms. */
-  checkTimeoutMs?: number
-  env?: NodeJS.ProcessEnv
-  /** The host asking has an `ask` handler (passed to each `check`; default false, fail closed). */
-  canAsk?: boolean
 }
 
 type ChangeListener = () => void
@@ -313,7 +305,7 @@ export class ToolRegistry {
       if (this.#unconditional.definitions) return this.#unconditional.definitions.slice()
     }
     const entries = this.#select(selection)
-    const available = await this.#availability(entries, options)
+    const available = await toolAvailability(entries, options)
     const out: OpenAIToolDefinition[] = []
     for (let i = 0; i < entries.length; i++) if (available[i]!.available) out.push(entries[i]!.definition)
     return out
@@ -322,14 +314,14 @@ export class ToolRegistry {
   /** For every registered tool (or those asked for): is it offered now, and if not, why. */
   async explainAvailability(query: DefinitionQuery | readonly string[] = {}, options: AvailabilityOptions = {}): Promise<Availability[]> {
     const entries = this.#select(Array.isArray(query) ? { names: query } : (query as DefinitionQuery))
-    return this.#availability(entries, options)
+    return toolAvailability(entries, options)
   }
 
   /** Whether one tool is available now (re-checked at call time: a hidden tool never runs). */
   async availabilityOf(name: string, options: AvailabilityOptions = {}): Promise<Availability> {
     const entry = this.#entries.get(name)
     if (!entry) return { name, available: false, reason: 'not registered' }
-    const [result] = await this.#availability([entry], options)
+    const [result] = await toolAvailability([entry], options)
     return result!
   }
 
@@ -382,77 +374,6 @@ export class ToolRegistry {
     const toolsets = query.toolsets ? new Set(query.toolsets) : undefined
     return all.filter((e) => (names?.has(e.tool.name) ?? false) || (toolsets?.has(e.tool.toolset) ?? false))
   }
-
-  async #availability(entries: readonly RegistryEntry[], options: AvailabilityOptions): Promise<Availability[]> {
-    const env = options.env ?? process.env
-    const timeoutMs = options.checkTimeoutMs ?? 2000
-    const checks = new Map<NonNullable<AnyTool['check']>, Promise<string | undefined> | string | undefined>()
-    const missing: (string | undefined)[] = entries.map((e) => missingEnvReason(e.tool, env))
-    entries.forEach((e, i) => {
-      const check = e.tool.check
-      if (check && missing[i] === undefined && !checks.has(check)) checks.set(check, runCheck(check, timeoutMs, { canAsk: options.canAsk ?? false, env }))
-    })
-    const settled = new Map<NonNullable<AnyTool['check']>, string | undefined>()
-    for (const [check, outcome] of checks) settled.set(check, await outcome)
-    return entries.map((e, i) => {
-      const reason = missing[i] ?? (e.tool.check ? settled.get(e.tool.check) : undefined)
-      // A check's words may quote what it read (a URL with its token): never show those values.
-      return reason === undefined ? { name: e.tool.name, available: true } : { name: e.tool.name, available: false, reason: redactEnvValues(reason, e.tool.requiresEnv, env) }
-    })
-  }
-}
-
-/**
- * Why `tool` is hidden for want of its `requiresEnv` variables in `env`, or undefined when they are
- * all set (synchronous: admission decides env-only tools without waiting).
- *
- * @example
- * missingEnvReason(webhookTool, {}) // 'missing env var TOOLHOST_WEBHOOK_URL'
- */
-export function missingEnvReason(tool: AnyTool, env: NodeJS.ProcessEnv): string | undefined {
-  if (tool.requiresEnv.length === 0) return undefined
-  // Own keys only: a plain env object inherits `toString`, `constructor`, … from Object.prototype.
-  const absent = tool.requiresEnv.filter((name) => !(Object.hasOwn(env, name) && env[name]))
-  return absent.length > 0 ? `missing env var${absent.length > 1 ? 's' : ''} ${absent.join(', ')}` : undefined
-}
-
-/** Runs one availability check; resolves with why it hides its tools, or undefined when it passes. */
-function runCheck(check: NonNullable<AnyTool['check']>, timeoutMs: number, context: AvailabilityContext): Promise<string | undefined> | string | undefined {
-  let value: unknown
-  try {
-    value = check(context)
-  } catch (error) {
-    return `check threw: ${describeThrown(error)}`
-  }
-  if (!(value instanceof Promise) && (typeof value !== 'object' || value === null || typeof (value as { then?: unknown }).then !== 'function')) {
-    return reasonOf(value)
-  }
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<string>((resolve) => {
-    timer = setTimeout(() => resolve(`check took longer than ${timeoutMs} ms`), timeoutMs)
-  })
-  const outcome = Promise.resolve(value).then(
-    reasonOf,
-    (error: unknown) => `check threw: ${describeThrown(error)}`,
-  )
-  return Promise.race([outcome, timeout]).finally(() => clearTimeout(timer))
-}
-
-// What a check's answer means: available (undefined), or the reason it hides its tools.
-function reasonOf(answer: unknown): string | undefined {
-  if (answer === true) return undefined
-  if (typeof answer === 'object' && answer !== null && 'available' in answer) {
-    const { available, reason } = answer as { available: unknown; reason?: unknown }
-    if (available === true) return undefined
-    if (available === false && typeof reason === 'string' && reason.trim() !== '') return reason
-  }
-  let shown: string
-  try {
-    shown = JSON.stringify(answer) ?? String(answer)
-  } catch {
-    shown = String(answer)
-  }
-  return `check returned ${shown.length > 200 ? `${shown.slice(0, 200)}…` : shown}`
 }
 
 const REGISTRY_KEY = Symbol.for('toolhost.registry')

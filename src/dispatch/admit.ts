@@ -1,6 +1,7 @@
 import type { ToolhostConfig } from '../config/types.js'
 import { unavailableMessage, type Audience } from '../messages.js'
-import { missingEnvReason, type ToolRegistry } from '../registry.js'
+import type { ToolRegistry } from '../registry.js'
+import { missingEnvReason } from '../tool-availability.js'
 import type { AnyTool, ToolCall, ToolError } from '../types.js'
 import { computeFootprint, type BehaviourSets, type Footprint } from './footprint.js'
 import { batchBlocker } from './plan.js'
