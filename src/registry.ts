@@ -1,9 +1,10 @@
 import { defineTool } from './define-tool.js'
 import { describeThrown, ToolhostError } from './errors.js'
 import { knownSchemas, type KnownSchemas } from './known-schemas.js'
+import { SchemaSlots, type ToolSlots } from './registry-schemas.js'
 import { SchemaCompiler, type ValidateFunction } from './schema.js'
 import { toolAvailability, type AvailabilityOptions } from './tool-availability.js'
-import type { AnyTool, Availability, JsonSchema, ObjectJsonSchema, OpenAIToolDefinition, ToolSpec } from './types.js'
+import type { AnyTool, Availability, ObjectJsonSchema, OpenAIToolDefinition, ToolSpec } from './types.js'
 
 /** A registered tool with what the registry derived from it once. */
 export interface RegistryEntry {
@@ -17,20 +18,7 @@ export interface RegistryEntry {
   definition: OpenAIToolDefinition
 }
 
-/** One compiled (or known-good, not yet compiled) schema, shared by the tools whose schema has the same text. */
-interface SchemaSlot {
-  text: string
-  /** The schema object given to ajv (the first registrant's). */
-  schema: JsonSchema
-  /** The compiler holding it (a staged file's own, while its previous version is still in use). */
-  compiler: SchemaCompiler
-  validate: ValidateFunction | undefined
-  /** The ajv key it was added under, when compiled on first use. */
-  key?: string
-  users: number
-}
-
-type Entry = RegistryEntry & { slot: SchemaSlot; outputSlot: SchemaSlot | undefined }
+type Entry = RegistryEntry & ToolSlots
 
 export interface DefinitionQuery {
   names?: readonly string[]
@@ -49,10 +37,7 @@ type ChangeListener = () => void
  */
 export class ToolRegistry {
   readonly #entries = new Map<string, Entry>()
-  readonly #slots = new Map<string, SchemaSlot>()
-  readonly #compiler = new SchemaCompiler()
-  #knownSeq = 0
-  readonly #known: KnownSchemas
+  readonly #schemas: SchemaSlots
   readonly #listeners = new Set<ChangeListener>()
   #sorted: RegistryEntry[] | undefined
   #loadingFrom: string | undefined
@@ -63,7 +48,7 @@ export class ToolRegistry {
 
   /** `knownSchemas`: the set of schemas known to compile (default: the process's per-user cache). */
   constructor(options: { knownSchemas?: KnownSchemas } = {}) {
-    this.#known = options.knownSchemas ?? knownSchemas
+    this.#schemas = new SchemaSlots(options.knownSchemas ?? knownSchemas)
   }
 
   /** Bumps on every register/unregister; lets callers cache what they derive. */
@@ -101,21 +86,13 @@ export class ToolRegistry {
       )
     }
     // A staged file compiles apart: its previous version's schemas (and their $id) are still in use.
-    const compiler = staging?.compiler ?? this.#compiler
-    const slot = this.#slotFor(tool.parameters, compiler, (error) => this.#invalidSchema(tool, source, 'parameters schema', error))
-    let outputSlot: SchemaSlot | undefined
-    try {
-      outputSlot = tool.outputSchema === undefined ? undefined : this.#slotFor(tool.outputSchema, compiler, (error) => this.#invalidSchema(tool, source, 'outputSchema', error))
-    } catch (error) {
-      this.#release(slot)
-      throw error
-    }
+    const { slot, outputSlot } = this.#schemas.take(tool, source, staging?.compiler ?? this.#schemas.compiler)
     const definition: OpenAIToolDefinition = {
       type: 'function',
       // defineTool has checked that `parameters` is an object schema.
       function: { name: tool.name, description: tool.description, parameters: tool.parameters as ObjectJsonSchema },
     }
-    const late = (s: SchemaSlot, what: string): ValidateFunction => s.validate ?? this.#compileLate(tool, s, what)
+    const schemas = this.#schemas
     const entry: Entry = {
       tool,
       source,
@@ -123,10 +100,10 @@ export class ToolRegistry {
       slot,
       outputSlot,
       get validate() {
-        return late(slot, 'parameters schema')
+        return schemas.validator(tool, slot, 'parameters schema')
       },
       get validateOutput() {
-        return outputSlot === undefined ? undefined : late(outputSlot, 'outputSchema')
+        return outputSlot === undefined ? undefined : schemas.validator(tool, outputSlot, 'outputSchema')
       },
     }
     if (staging) {
@@ -160,7 +137,7 @@ export class ToolRegistry {
       }
     } catch (error) {
       // Nothing changes: the staged registrations give back the schemas they took.
-      for (const entry of staging.entries.values()) this.#releaseEntry(entry)
+      for (const entry of staging.entries.values()) this.#schemas.release(entry)
       throw error
     } finally {
       this.#staging = undefined
@@ -172,58 +149,9 @@ export class ToolRegistry {
     return [...staging.entries.keys()].sort()
   }
 
-  // Tools with the same schema text share one validator. A schema with an `$id`, or a `$ref` to
-  // another document, depends on what else ajv holds: it always compiles at registration.
-  #slotFor(schema: JsonSchema, compiler: SchemaCompiler, invalid: (error: unknown) => ToolhostError): SchemaSlot {
-    let text: string
-    try {
-      text = JSON.stringify(schema)
-    } catch (error) {
-      throw invalid(error)
-    }
-    const existing = this.#slots.get(text)
-    if (existing) {
-      existing.users++
-      return existing
-    }
-    const key = /"\$id"|"\$ref":"(?!#)/.test(text) ? undefined : this.#known.keyOf(text)
-    const slot: SchemaSlot = { text, schema, compiler, validate: undefined, users: 1 }
-    if (key === undefined || !this.#known.has(key)) {
-      try {
-        slot.validate = compiler.compile(schema)
-      } catch (error) {
-        throw invalid(error)
-      }
-      if (key !== undefined) this.#known.add(key)
-    }
-    this.#slots.set(text, slot)
-    return slot
-  }
-
-  #invalidSchema(tool: AnyTool, source: string | undefined, what: string, error: unknown): ToolhostError {
-    if (error instanceof ToolhostError && error.code === 'E_SCHEMA_INVALID') return new ToolhostError('E_SCHEMA_INVALID', `tool "${tool.name}"${source ? ` (${source})` : ''} has an invalid ${what}: ${error.message}`, { cause: error })
-    return new ToolhostError('E_SCHEMA_INVALID', `tool "${tool.name}"${source ? ` (${source})` : ''} has an invalid ${what}: ${describeThrown(error)}`, { cause: error })
-  }
-
-  // First use of a schema known to compile. It is not checked against the meta-schema again (it
-  // passed, under the same set-up; compiling the meta-schema is most of a first compile's cost).
-  // Should it fail after all (the cache outlived a change it could not see), the tool's calls are
-  // refused with the reason instead of the batch throwing.
-  #compileLate(tool: AnyTool, slot: SchemaSlot, what: string): ValidateFunction {
-    try {
-      slot.key = `toolhost:known:${++this.#knownSeq}`
-      slot.validate = slot.compiler.compileKnown(slot.schema, slot.key)
-    } catch (error) {
-      const refuse = (() => false) as unknown as ValidateFunction
-      refuse.errors = [{ keyword: 'schema', instancePath: '', schemaPath: '#', params: {}, message: `cannot be checked: the tool ${tool.name} has an invalid ${what} (${describeThrown(error)})` }]
-      slot.validate = refuse
-    }
-    return slot.validate
-  }
-
   /** Writes the schemas compiled so far to the known-schemas cache now (the plugin loader calls it after a load). */
   saveKnownSchemas(): void {
-    this.#known.save()
+    this.#schemas.saveKnown()
   }
 
   /** The names of the tools a plugin file registered (in registration order; no sorting, so loading n files stays linear). */
@@ -336,18 +264,7 @@ export class ToolRegistry {
   // schema with an `$id` after a reload would fail with "schema with key or id already exists".
   #forget(entry: Entry): void {
     this.#entries.delete(entry.tool.name)
-    this.#releaseEntry(entry)
-  }
-
-  #releaseEntry(entry: Entry): void {
-    this.#release(entry.slot)
-    if (entry.outputSlot) this.#release(entry.outputSlot)
-  }
-
-  #release(slot: SchemaSlot): void {
-    if (--slot.users > 0) return
-    this.#slots.delete(slot.text)
-    if (slot.validate) slot.compiler.removeSchema(slot.schema, slot.key)
+    this.#schemas.release(entry)
   }
 
   #changed(): void {
