@@ -56,7 +56,11 @@ export class SchemaSlots {
     return { slot, outputSlot }
   }
 
-  /** Gives back what `take` took: ajv keeps every compiled schema (and its `$id`) until its last tool goes. */
+  /**
+   * Gives back what `take` took. ajv keeps every compiled schema (and its `$id`): it is dropped with
+   * its last tool, or re-registering a schema with an `$id` after a reload would fail with "schema
+   * with key or id already exists".
+   */
   release(slots: ToolSlots): void {
     this.#release(slots.slot)
     if (slots.outputSlot) this.#release(slots.outputSlot)
@@ -124,6 +128,5 @@ export class SchemaSlots {
 }
 
 function invalidSchema(tool: AnyTool, source: string | undefined, what: string, error: unknown): ToolhostError {
-  if (error instanceof ToolhostError && error.code === 'E_SCHEMA_INVALID') return new ToolhostError('E_SCHEMA_INVALID', `tool "${tool.name}"${source ? ` (${source})` : ''} has an invalid ${what}: ${error.message}`, { cause: error })
   return new ToolhostError('E_SCHEMA_INVALID', `tool "${tool.name}"${source ? ` (${source})` : ''} has an invalid ${what}: ${describeThrown(error)}`, { cause: error })
 }

@@ -44,7 +44,8 @@ export class ToolRegistry {
   // A plugin file being (re)imported: its registrations wait here until the import has succeeded.
   #staging: { source: string; entries: Map<string, Entry>; compiler: SchemaCompiler } | undefined
   #version = 0
-  #unconditional: { version: number; definitions: OpenAIToolDefinition[] | undefined } | undefined
+  // Every definition when no tool has a check or needs an env var, else false; undefined until asked.
+  #unconditional: OpenAIToolDefinition[] | false | undefined
 
   /** `knownSchemas`: the set of schemas known to compile (default: the process's per-user cache). */
   constructor(options: { knownSchemas?: KnownSchemas } = {}) {
@@ -78,13 +79,7 @@ export class ToolRegistry {
     // While a file is staged, its own current tools are about to be replaced, not duplicated.
     const current = this.#entries.get(tool.name)
     const existing = staging ? (staging.entries.get(tool.name) ?? (current?.source === source ? undefined : current)) : current
-    if (existing) {
-      throw new ToolhostError(
-        'E_DUPLICATE_TOOL',
-        `tool "${tool.name}" is registered twice: by ${existing.source ?? '(code outside a plugin file)'} and by ${source ?? '(code outside a plugin file)'}; rename one of them`,
-        { details: { name: tool.name, first: existing.source, second: source } },
-      )
-    }
+    if (existing) throw duplicateTool(tool.name, existing.source, source)
     // A staged file compiles apart: its previous version's schemas (and their $id) are still in use.
     const { slot, outputSlot } = this.#schemas.take(tool, source, staging?.compiler ?? this.#schemas.compiler)
     const definition: OpenAIToolDefinition = {
@@ -131,9 +126,7 @@ export class ToolRegistry {
       await this.loadingFrom(source, load)
       for (const name of staging.entries.keys()) {
         const taken = this.#entries.get(name)
-        if (taken !== undefined && taken.source !== source) {
-          throw new ToolhostError('E_DUPLICATE_TOOL', `tool "${name}" is registered twice: by ${taken.source ?? '(code outside a plugin file)'} and by ${source}; rename one of them`, { details: { name, first: taken.source, second: source } })
-        }
+        if (taken !== undefined && taken.source !== source) throw duplicateTool(name, taken.source, source)
       }
     } catch (error) {
       // Nothing changes: the staged registrations give back the schemas they took.
@@ -222,15 +215,15 @@ export class ToolRegistry {
    * those named or in the given toolsets. Each distinct `check` runs once per call.
    */
   async getDefinitions(query: DefinitionQuery | readonly string[] = {}, options: AvailabilityOptions = {}): Promise<OpenAIToolDefinition[]> {
-    const selection: DefinitionQuery = Array.isArray(query) ? { names: query } : (query as DefinitionQuery)
+    const selection = selectionOf(query)
     // No tool has a check or needs an env var: every tool is available, and that holds until the
     // registry changes. Serve the whole list from a cache (a copy, so callers may change it).
     if (!selection.names && !selection.toolsets) {
-      if (this.#unconditional?.version !== this.#version) {
+      if (this.#unconditional === undefined) {
         const all = this.#sortedEntries()
-        this.#unconditional = { version: this.#version, definitions: all.every((e) => !e.tool.check && e.tool.requiresEnv.length === 0) ? all.map((e) => e.definition) : undefined }
+        this.#unconditional = all.every((e) => !e.tool.check && e.tool.requiresEnv.length === 0) ? all.map((e) => e.definition) : false
       }
-      if (this.#unconditional.definitions) return this.#unconditional.definitions.slice()
+      if (this.#unconditional) return this.#unconditional.slice()
     }
     const entries = this.#select(selection)
     const available = await toolAvailability(entries, options)
@@ -241,7 +234,7 @@ export class ToolRegistry {
 
   /** For every registered tool (or those asked for): is it offered now, and if not, why. */
   async explainAvailability(query: DefinitionQuery | readonly string[] = {}, options: AvailabilityOptions = {}): Promise<Availability[]> {
-    const entries = this.#select(Array.isArray(query) ? { names: query } : (query as DefinitionQuery))
+    const entries = this.#select(selectionOf(query))
     return toolAvailability(entries, options)
   }
 
@@ -260,8 +253,6 @@ export class ToolRegistry {
     this.#changed()
   }
 
-  // ajv keeps every compiled schema (and its `$id`); drop it with its last tool, or re-registering a
-  // schema with an `$id` after a reload would fail with "schema with key or id already exists".
   #forget(entry: Entry): void {
     this.#entries.delete(entry.tool.name)
     this.#schemas.release(entry)
@@ -270,6 +261,7 @@ export class ToolRegistry {
   #changed(): void {
     this.#version++
     this.#sorted = undefined
+    this.#unconditional = undefined
     for (const listener of this.#listeners) {
       try {
         listener()
@@ -291,6 +283,16 @@ export class ToolRegistry {
     const toolsets = query.toolsets ? new Set(query.toolsets) : undefined
     return all.filter((e) => (names?.has(e.tool.name) ?? false) || (toolsets?.has(e.tool.toolset) ?? false))
   }
+}
+
+function duplicateTool(name: string, first: string | undefined, second: string | undefined): ToolhostError {
+  const where = (source: string | undefined): string => source ?? '(code outside a plugin file)'
+  return new ToolhostError('E_DUPLICATE_TOOL', `tool "${name}" is registered twice: by ${where(first)} and by ${where(second)}; rename one of them`, { details: { name, first, second } })
+}
+
+// A list of names is short for `{ names }`.
+function selectionOf(query: DefinitionQuery | readonly string[]): DefinitionQuery {
+  return Array.isArray(query) ? { names: query } : (query as DefinitionQuery)
 }
 
 const REGISTRY_KEY = Symbol.for('toolhost.registry')
