@@ -48,9 +48,19 @@ export async function toolAvailability(entries: readonly { tool: AnyTool }[], op
  */
 export function missingEnvReason(tool: AnyTool, env: NodeJS.ProcessEnv): string | undefined {
   if (tool.requiresEnv.length === 0) return undefined
-  // Own keys only: a plain env object inherits `toString`, `constructor`, … from Object.prototype.
-  const absent = tool.requiresEnv.filter((name) => !(Object.hasOwn(env, name) && env[name]))
+  const absent = missingEnvVars(tool, env)
   return absent.length > 0 ? `missing env var${absent.length > 1 ? 's' : ''} ${absent.join(', ')}` : undefined
+}
+
+/**
+ * The `requiresEnv` variables of `tool` that are unset or empty in `env`.
+ *
+ * @example
+ * missingEnvVars(webhookTool, {}) // ['TOOLHOST_WEBHOOK_URL']
+ */
+export function missingEnvVars(tool: AnyTool, env: NodeJS.ProcessEnv): string[] {
+  // Own keys only: a plain env object inherits `toString`, `constructor`, … from Object.prototype.
+  return tool.requiresEnv.filter((name) => !(Object.hasOwn(env, name) && env[name]))
 }
 
 /** Runs one availability check; resolves with why it hides its tools, or undefined when it passes. */

@@ -1,7 +1,7 @@
 import type { ToolhostConfig } from '../config/types.js'
 import { unavailableMessage, type Audience } from '../messages.js'
 import type { ToolRegistry } from '../registry.js'
-import { missingEnvReason } from '../tool-availability.js'
+import { missingEnvReason, missingEnvVars } from '../tool-availability.js'
 import type { AnyTool, ToolCall, ToolError } from '../types.js'
 import { computeFootprint, type BehaviourSets, type Footprint } from './footprint.js'
 import { batchBlocker } from './plan.js'
@@ -125,8 +125,7 @@ export function settleStaged(s: Staged, hidden: HiddenTools, context: Pick<Admit
 
 /** The E_TOOL_UNAVAILABLE error of a hidden tool, worded for whoever reads it (what would make it available). */
 export function unavailableError(tool: AnyTool, reason: string, context: Pick<AdmitContext, 'env' | 'audience'>): ToolError {
-  const env = context.env ?? process.env
-  const missingEnv = tool.requiresEnv.filter((n) => !(Object.hasOwn(env, n) && env[n]))
+  const missingEnv = missingEnvVars(tool, context.env ?? process.env)
   return { code: 'E_TOOL_UNAVAILABLE', message: unavailableMessage({ tool: tool.name, reason, missingEnv }, context.audience ?? 'model') }
 }
 
