@@ -1,9 +1,7 @@
-import path from 'node:path'
 import type { ToolhostConfig } from './config/types.js'
 import { admitCalls, behaviourSets, blockerOf, computeFootprint, hiddenTools, settleStaged, stageCalls, type AdmitContext, type Admission, type HiddenTools, type Staged } from './dispatch/admit.js'
 import { CallContext } from './dispatch/call-context.js'
 import { executeCall, type Execution } from './dispatch/execute-call.js'
-import { logSchedulingEvents } from './dispatch/log-events.js'
 import { footprintOrigin, type BehaviourSets, type Footprint } from './dispatch/footprint.js'
 import { authoriserFailed, decideHeld, NO_DECISION, openHeld, type HeldCall } from './dispatch/held-calls.js'
 import { explainPlan } from './dispatch/explain-plan.js'
@@ -16,19 +14,14 @@ import { isHeavy, ResultSaver } from './dispatch/limit-content.js'
 import type { ResultsFolder } from './workspace/save-result.js'
 import type { ArgumentLimits } from './dispatch/argument-limits.js'
 import { shapeOutcome, spillText } from './dispatch/shape-outcome.js'
-import { loadEnvFile } from './env-file.js'
 import { shownName } from './dispatch/suggest.js'
 import { describeThrown } from './errors.js'
-import { builtinPluginFiles, duplicatesBuiltins } from './loader/builtin-plugins.js'
-import { loadPlugins, type PluginLoadReport } from './loader/load-plugins.js'
+import type { PluginLoadReport } from './loader/load-plugins.js'
 import { createLogger } from './logger.js'
 import { isCaseInsensitiveFs } from './paths.js'
 import { redactEnvValues } from './redact-env.js'
 import { registry as processRegistry, type ToolRegistry } from './registry.js'
-import { resolveSetup, underRoot } from './host-setup.js'
-import { attachProcessRegistry } from './processes/attach-processes.js'
-import { isOpenTelemetryRegistered } from './otel/detect.js'
-import { startTempSweep } from './workspace/sweep-temp-files.js'
+import { underRoot, withPermissionOverrides } from './host-setup.js'
 import type { AnyTool, AskHandler, HostServices, Logger, LogLevel, OpenAIToolDefinition, SessionState, ToolCall, ToolContext, ToolError, ToolResult } from './types.js'
 import type { Authoriser, AuthoriseDecision, AuthoriseItem, DefinitionsQuery, HostEvent, HostOptions, PlannedCall, RunOptions } from './host-types.js'
 import type { DispatchMode } from './config/types.js'
@@ -40,6 +33,8 @@ import type { ModelFormat } from './adapters/format.js'
 import { renderDefinitions, renderResults, type DefinitionsOf, type MessagesOf } from './adapters/render.js'
 import { StrictTools } from './adapters/openai-strict.js'
 
+// createHost lives in create-host.ts; it is re-exported here, where callers have always found it.
+export { createHost } from './create-host.js'
 export type { Authoriser, AuthoriseDecision, AuthoriseItem, CallEvent, DefinitionsQuery, HostEvent, HostOptions, PlannedCall, RunOptions } from './host-types.js'
 
 /**
@@ -482,51 +477,4 @@ export class Host {
       }
     }
   }
-}
-
-// `permissionMode` and `audit` options win over config.yaml's permissions section.
-function withPermissionOverrides(config: ToolhostConfig, options: HostOptions): ToolhostConfig {
-  if (options.permissionMode === undefined && options.audit === undefined) return config
-  const permissions = { ...config.permissions }
-  if (options.permissionMode !== undefined) permissions.mode = options.permissionMode
-  if (options.audit !== undefined) permissions.audit_log = options.audit === false ? '' : options.audit
-  return { ...config, permissions }
-}
-
-/**
- * Creates a host: loads config (file or object), the .env file, and the plugin folders.
- * Configuration faults throw `E_CONFIG_INVALID` naming the file and key; a plugin that fails to load
- * is reported in `host.pluginReport` while the others load.
- */
-export async function createHost(options: HostOptions = {}): Promise<Host> {
-  const setup = resolveSetup(options, options.env)
-  const host = new Host(setup, options)
-  await attachProcessRegistry(host)
-  startTempSweep(host) // temp files of killed writes, in the background
-  // Events cost nothing while nobody listens, so they are logged only when asked for.
-  if (options.logEvents ?? (options.env ?? process.env).TOOLHOST_LOG === 'debug') logSchedulingEvents(host, host.log)
-  // Observers are loaded only when asked for (or, for OpenTelemetry, when an SDK is registered).
-  if (options.traceFile !== undefined) (await import('./observe/trace-file.js')).recordTraceFile(host, path.resolve(options.cwd ?? process.cwd(), options.traceFile))
-  if (options.openTelemetry ?? isOpenTelemetryRegistered()) (await import('./otel/instrument-host.js')).instrumentHost(host)
-  if (setup.config.env_file !== '') {
-    const file = underRoot(setup.root, setup.config.env_file)
-    host.envFile = { file, set: loadEnvFile(file, options.env) }
-  }
-  // Live limits: config.yaml is watched beside the plugin folders (same switch), loaded only when on.
-  if (setup.file !== undefined && (setup.config.plugins.watch || options.watch === true)) (await import('./loader/watch-config.js')).watchConfig(host, setup.file, setup.config)
-  if (options.loadPlugins !== false) {
-    // The package's own plugins come from `plugins.builtins`, whatever the current folder; user
-    // folders come on top.
-    const builtins = builtinPluginFiles(setup.config.plugins.builtins)
-    const dirs = [
-      ...setup.config.plugins.dirs.map((d) => path.resolve(setup.baseDir, d)),
-      ...(options.plugins ?? []).map((d) => path.resolve(options.cwd ?? process.cwd(), d)),
-    ].filter((dir) => !duplicatesBuiltins(dir, builtins))
-    host.pluginReport = await loadPlugins(dirs, host.registry, { files: builtins, importTimeoutMs: setup.config.plugins.import_timeout_ms })
-    for (const failure of host.pluginReport.failed) host.log.error(`plugin ${failure.file} failed to load: ${failure.message}`)
-    if (setup.config.plugins.watch || options.watch === true) (await import('./loader/watch-plugins.js')).watchHostPlugins(host, dirs)
-  }
-  // Loaded only when configured, so hosts without MCP servers never load the MCP client.
-  if (Object.keys(setup.config.mcp_servers).length > 0) await (await import('./mcp/client.js')).connectMcpServers(host)
-  return host
 }
