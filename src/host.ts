@@ -8,18 +8,13 @@ import { explainPlan } from './dispatch/explain-plan.js'
 import { planModeWaits } from './dispatch/plan.js'
 import { DurationEstimates } from './dispatch/duration-estimates.js'
 import type { WorkerPool } from './dispatch/worker-pool.js'
-import { Scheduler, type JobOutcome, type SchedulableCall, type SubmitOptions, type Wait } from './dispatch/scheduler.js'
-import { capText } from './dispatch/shape-result.js'
-import { isHeavy, ResultSaver } from './dispatch/limit-content.js'
-import type { ResultsFolder } from './workspace/save-result.js'
+import { Scheduler, type JobOutcome, type SchedulableCall, type SubmitOptions } from './dispatch/scheduler.js'
+import { ResultShaper } from './dispatch/result-shaper.js'
 import type { ArgumentLimits } from './dispatch/argument-limits.js'
-import { shapeOutcome, spillText } from './dispatch/shape-outcome.js'
-import { shownName } from './dispatch/suggest.js'
 import { describeThrown } from './errors.js'
 import type { PluginLoadReport } from './loader/load-plugins.js'
 import { createLogger } from './logger.js'
 import { isCaseInsensitiveFs } from './paths.js'
-import { redactEnvValues } from './redact-env.js'
 import { registry as processRegistry, type ToolRegistry } from './registry.js'
 import { underRoot, withPermissionOverrides } from './host-setup.js'
 import type { AnyTool, AskHandler, HostServices, Logger, LogLevel, OpenAIToolDefinition, SessionState, ToolCall, ToolContext, ToolError, ToolResult } from './types.js'
@@ -27,7 +22,7 @@ import type { Authoriser, AuthoriseDecision, AuthoriseItem, DefinitionsQuery, Ho
 import type { DispatchMode } from './config/types.js'
 import { withLiveKeys } from './config/live-config.js'
 import { PermissionGate } from './permissions/permission-gate.js'
-import { stripRootPath, type Audience } from './messages.js'
+import type { Audience } from './messages.js'
 import { toCalls } from './adapters/parse-batch.js'
 import type { ModelFormat } from './adapters/format.js'
 import { renderDefinitions, renderResults, type DefinitionsOf, type MessagesOf } from './adapters/render.js'
@@ -75,8 +70,7 @@ export class Host {
   readonly #admit: AdmitContext
   readonly #strict = new StrictTools()
   #batches = 0
-  // Over 2 M characters of huge results (64 k and longer) not yet shaped, no handler starts.
-  readonly #saver = new ResultSaver(2 * 2 ** 20, (high) => this.#scheduler.pool.throttle(high))
+  readonly #results: ResultShaper
 
   constructor(setup: { config: ToolhostConfig; file: string | undefined; root: string; maxWorkers: number; maxWorkersFrom?: Host['maxWorkersFrom'] }, options: HostOptions) {
     this.#config = withPermissionOverrides(setup.config, options)
@@ -102,6 +96,8 @@ export class Host {
     // The config is read as calls arrive: live limits (a reloaded config.yaml) apply at once.
     const config = (): ToolhostConfig => this.#config
     this.#admit = { registry: this.registry, get config() { return config() }, env: this.env, canAsk: this.ask !== undefined, audience: this.audience }
+    const results = new ResultShaper(this, this.#caseInsensitive, (high) => this.#scheduler.pool.throttle(high))
+    this.#results = results
     const origin = performance.now()
     this.#now = options.now ?? (() => Math.round((performance.now() - origin) * 1000) / 1000)
     this.#scheduler = new Scheduler({
@@ -112,7 +108,7 @@ export class Host {
       rateLimits: setup.config.rate_limits,
       priority: setup.config.dispatch.priority,
       estimates: new DurationEstimates(setup.config.dispatch.duration_estimates === '' ? undefined : underRoot(setup.root, setup.config.dispatch.duration_estimates)),
-      onAnswer: (outcome) => outcome.ok && this.#saver.claim(outcome.value),
+      onAnswer: (outcome) => outcome.ok && results.claim(outcome.value),
     })
     // Estimates a previous run left (`dispatch.duration_estimates`); a bad file is reported and ignored.
     this.#scheduler.estimates.load((message) => this.log.warn(message))
@@ -307,7 +303,7 @@ export class Host {
       toSchedule.push(call)
     })
     const outcomes = this.#submit(toSchedule, admissions, options)
-    for (let k = 0; k < scheduledItems.length; k++) results[scheduledItems[k]!.index] = this.#shapeWhenDone(outcomes[k]!, scheduledItems[k]!, trace)
+    for (let k = 0; k < scheduledItems.length; k++) results[scheduledItems[k]!.index] = this.#results.whenDone(outcomes[k]!, scheduledItems[k]!, trace)
     return results
   }
 
@@ -335,16 +331,8 @@ export class Host {
     // Every held call waits for its gate (availability and permission), so listeners see it as 'ask'.
     if (this.#listeners.size > 0) held.forEach((h, k) => this.#announce(h.item, toSchedule[k]!, batch))
     const outcomes = this.#submit(toSchedule, staged, options)
-    for (let k = 0; k < held.length; k++) results[held[k]!.item.index] = this.#shapeWhenDone(outcomes[k]!, held[k]!.item, trace)
+    for (let k = 0; k < held.length; k++) results[held[k]!.item.index] = this.#results.whenDone(outcomes[k]!, held[k]!.item, trace)
     return results
-  }
-
-  // Own scope: the closure must not keep the admission's context (every outcome of the batch) alive.
-  #shapeWhenDone(outcome: Promise<JobOutcome>, item: AuthoriseItem, trace: boolean): Promise<ToolResult> {
-    return outcome.then((done) => {
-      const value = done.ran && done.outcome.ok ? done.outcome.value : undefined
-      return isHeavy(value) ? this.#saver.releaseAfter(value, () => this.#shape(item, done, trace)) : this.#shape(item, done, trace)
-    })
   }
 
   #submit(toSchedule: SchedulableCall[], staged: readonly (Admission | Staged)[], options: RunOptions): Promise<JobOutcome>[] {
@@ -405,43 +393,13 @@ export class Host {
     return (message, progress, total) => this.#emit({ type: 'progress', id: callId, message, ...(progress === undefined ? {} : { progress }), ...(total === undefined ? {} : { total }) })
   }
 
-  // Not async: a result within its limit is shaped at once (no extra promise per call); only a
-  // result that must be saved to disk goes through #saveAndShape.
-  #shape(item: AuthoriseItem, outcome: JobOutcome, trace: boolean): ToolResult | Promise<ToolResult> {
-    const { call, tool } = item
-    if (!outcome.ran) return this.#errorResult(call, outcome.error, trace, outcome.waits)
-    const timing = trace ? { startedAt: outcome.startedAt, endedAt: outcome.endedAt, waitedFor: outcome.waits.map((w) => w.id) } : {}
-    const limit = tool.maxResultChars === undefined ? this.config.limits.max_result_chars : tool.maxResultChars
-    if (!outcome.outcome.ok) {
-      // A handler's error message (a thrown value) is untrusted text too: keep it within the limit,
-      // without the server's absolute root, and never carrying the value of an env var the tool
-      // requires (a key, a webhook URL).
-      const given = tool.requiresEnv.length > 0 ? redactEnvValues(outcome.outcome.error.message, tool.requiresEnv, this.env) : outcome.outcome.error.message
-      const error = { ...outcome.outcome.error, message: capText(stripRootPath(given, this.root), limit) }
-      return { id: call.id, name: call.name, ok: false, content: error.message, error, ...timing }
-    }
-    const value = outcome.outcome.value
-    if (typeof value === 'string' && tool.outputSchema === undefined) {
-      if (limit === false || value.length <= limit) return { id: call.id, name: call.name, ok: true, content: value, ...timing }
-      return spillText(call, value, limit, { resultsFolder: this.#resultsFolder, shownPath: this.#shownPath, saver: this.#saver }, timing)
-    }
-    // Blocks, JSON or structured content (rarer): shaped, and checked against the outputSchema.
-    const entry = tool.outputSchema === undefined ? undefined : this.registry.entry(tool.name)
-    const validateOutput = entry?.tool === tool ? entry.validateOutput : undefined
-    return shapeOutcome(call, tool.name, value, { limit, maxBytes: this.config.limits.max_result_bytes, resultsFolder: this.#resultsFolder, shownPath: this.#shownPath, saver: this.#saver, validateOutput }, timing)
-  }
-
   #argumentLimits(): ArgumentLimits {
     return { maxChars: this.config.limits.max_argument_chars, maxDepth: this.config.limits.max_argument_depth }
   }
 
-  readonly #resultsFolder = (): ResultsFolder => ({ root: this.root, dir: underRoot(this.root, this.config.limits.results_dir), caseInsensitive: this.#caseInsensitive })
-  // The note names the saved file relative to the workspace root: clients never see server paths.
-  readonly #shownPath = (file: string): string => stripRootPath(file, this.root)
-
   // A call refused before scheduling: its error result, and (for listeners) a 'refused' event.
   #refuse(call: ToolCall, error: ToolError, trace: boolean, batch: number): ToolResult {
-    const result = this.#errorResult(call, error, trace)
+    const result = this.#results.error(call, error, trace)
     if (this.#listeners.size > 0) this.#emit({ type: 'refused', id: call.id, name: result.name, batch, at: this.#now(), code: error.code, message: error.message })
     return result
   }
@@ -458,12 +416,6 @@ export class Host {
       })
     }
     this.#emit({ type: 'admitted', id, name: item.tool.name, batch, at: this.#now(), footprint: call.footprint.kind, permission: gate ? 'ask' : 'allow' })
-  }
-
-  #errorResult(call: ToolCall, given: ToolError, trace: boolean, waits: Wait[] = []): ToolResult {
-    const name = shownName(typeof call.name === 'string' ? call.name : String(call.name))
-    const error = { ...given, message: stripRootPath(given.message, this.root) }
-    return { id: call.id, name, ok: false, content: error.message, error, ...(trace ? { startedAt: null, endedAt: null, waitedFor: waits.map((w) => w.id) } : {}) }
   }
 
   #emit(event: HostEvent): void {
