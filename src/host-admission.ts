@@ -1,5 +1,6 @@
 import type { StrictTools } from './adapters/openai-strict.js'
 import { blockerOf, hiddenTools, settleStaged, stageCalls, type AdmitContext, type Admission, type HiddenTools, type Staged } from './dispatch/admit.js'
+import { argumentLimitsOf } from './dispatch/argument-limits.js'
 import { CallContext } from './dispatch/call-context.js'
 import { executeCall, type Execution } from './dispatch/execute-call.js'
 import type { Footprint } from './dispatch/footprint.js'
@@ -59,7 +60,7 @@ export class HostAdmission {
   /** One promised result per call, in call order; none rejects for a call's fault. */
   schedule(given: readonly ToolCall[], options: RunOptions): Promise<ToolResult>[] {
     const host = this.#host
-    const calls = this.#strict.prepare(given, host.registry, { maxChars: host.config.limits.max_argument_chars, maxDepth: host.config.limits.max_argument_depth })
+    const calls = this.#strict.prepare(given, host.registry, argumentLimitsOf(host.config))
     const batch = ++this.#batches
     const staged = stageCalls(calls, this.#admit)
     const hidden = hiddenTools(staged, this.#admit)

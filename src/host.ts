@@ -5,7 +5,7 @@ import { renderDefinitions, renderResults, type DefinitionsOf, type MessagesOf }
 import { withLiveKeys } from './config/live-config.js'
 import type { DispatchMode, ToolhostConfig } from './config/types.js'
 import { admitCalls, behaviourSets, blockerOf, computeFootprint, type AdmitContext, type Admission } from './dispatch/admit.js'
-import type { ArgumentLimits } from './dispatch/argument-limits.js'
+import { argumentLimitsOf } from './dispatch/argument-limits.js'
 import { DurationEstimates } from './dispatch/duration-estimates.js'
 import { explainPlan } from './dispatch/explain-plan.js'
 import { footprintOrigin, type BehaviourSets, type Footprint } from './dispatch/footprint.js'
@@ -224,7 +224,7 @@ export class Host {
    */
   async explain(calls: readonly ToolCall[], options: { mode?: DispatchMode } = {}): Promise<{ mode: DispatchMode; calls: PlannedCall[] }> {
     const mode = options.mode ?? this.mode
-    const admissions = await admitCalls(this.#strict.prepare(calls, this.registry, this.#argumentLimits()), this.#admit)
+    const admissions = await admitCalls(this.#strict.prepare(calls, this.registry, argumentLimitsOf(this.config)), this.#admit)
     const runnable = admissions.filter((a): a is Extract<Admission, { ok: true }> => a.ok)
     const permissions = this.authoriser.preview ? await this.authoriser.preview(runnable.map((a) => ({ index: a.index, call: a.call, tool: a.tool, args: a.args })), { host: this }) : []
     const inputs = runnable.map((a, i) => ({ id: a.call.id, footprint: this.footprintOf(a.tool, a.args), profile: this.#scheduler.profileOf(a.tool.name, a.tool.toolset), ...(permissions[i] ? { permission: permissions[i] } : {}) }))
@@ -262,9 +262,5 @@ export class Host {
   reportLog(callId: string, level: LogLevel, message: string, fields?: Record<string, unknown>): void {
     this.log[level](message, fields)
     if (this.#events.isListening) this.#events.emit({ type: 'log', id: callId, level, message, ...(fields === undefined ? {} : { fields }) })
-  }
-
-  #argumentLimits(): ArgumentLimits {
-    return { maxChars: this.config.limits.max_argument_chars, maxDepth: this.config.limits.max_argument_depth }
   }
 }

@@ -3,6 +3,7 @@ import { unavailableMessage, type Audience } from '../messages.js'
 import type { ToolRegistry } from '../registry.js'
 import { missingEnvReason, missingEnvVars } from '../tool-availability.js'
 import type { AnyTool, ToolCall, ToolError } from '../types.js'
+import { argumentLimitsOf } from './argument-limits.js'
 import { computeFootprint, type BehaviourSets, type Footprint } from './footprint.js'
 import { batchBlocker } from './plan.js'
 import { parseArguments, resolveTool, unknownToolError, validateArguments } from './prepare.js'
@@ -52,7 +53,7 @@ export async function admitCalls(calls: readonly ToolCall[], context: AdmitConte
  */
 export function stageCalls(calls: readonly ToolCall[], context: AdmitContext): Staged[] {
   const { registry, config } = context
-  const limits = { maxChars: config.limits.max_argument_chars, maxDepth: config.limits.max_argument_depth }
+  const limits = argumentLimitsOf(config)
   // One loop, no per-call arrays: this runs for every call of every batch.
   const staged: Staged[] = new Array(calls.length)
   for (let index = 0; index < calls.length; index++) {

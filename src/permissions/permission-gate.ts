@@ -4,7 +4,7 @@ import { describeThrown, ToolhostError } from '../errors.js'
 import type { Authoriser, AuthoriseDecision, AuthoriseItem, Host } from '../host.js'
 import { bindAsker } from '../dispatch/call-context.js'
 import { isCaseInsensitiveFs } from '../paths.js'
-import { checkArgumentLimits } from '../dispatch/argument-limits.js'
+import { argumentLimitsOf, checkArgumentLimits } from '../dispatch/argument-limits.js'
 import { describeSchemaErrors } from '../schema.js'
 import type { Logger, PermissionResult, ToolContext, ToolError } from '../types.js'
 import { noOneToAskMessage, planModeMessage, type Audience } from '../messages.js'
@@ -305,8 +305,7 @@ export class PermissionGate implements Authoriser {
     const prefix = `${name} did not run: its permission check produced invalid arguments`
     const suffix = 'this is a fault in the tool, not in your call'
     if (typeof updated !== 'object' || updated === null || Array.isArray(updated)) return { code: 'E_ARGS_INVALID', message: `${prefix} (not an object); ${suffix}` }
-    const { max_argument_chars: maxChars, max_argument_depth: maxDepth } = host.config.limits
-    const problem = checkArgumentLimits(updated, { maxChars, maxDepth }, true)
+    const problem = checkArgumentLimits(updated, argumentLimitsOf(host.config), true)
     if (problem !== undefined) return { code: 'E_ARGS_INVALID', message: `${prefix} (${problem}); ${suffix}` }
     const entry = host.registry.entry(name)
     if (!entry) return { code: 'E_TOOL_UNKNOWN', message: `the tool "${name}" was removed` }
