@@ -8,7 +8,7 @@ import { admitCalls, behaviourSets, blockerOf, computeFootprint, type AdmitConte
 import { argumentLimitsOf } from './dispatch/argument-limits.js'
 import { DurationEstimates } from './dispatch/duration-estimates.js'
 import { explainPlan } from './dispatch/explain-plan.js'
-import { footprintOrigin, type BehaviourSets, type Footprint } from './dispatch/footprint.js'
+import { footprintOrigin, type Footprint, type FootprintContext } from './dispatch/footprint.js'
 import { ResultShaper } from './dispatch/result-shaper.js'
 import { Scheduler } from './dispatch/scheduler.js'
 import type { WorkerPool } from './dispatch/worker-pool.js'
@@ -59,8 +59,8 @@ export class Host {
   readonly #scheduler: Scheduler
   // Replaced (never mutated) when a reloaded config.yaml changes a live key: a call reads it as it starts.
   #config: ToolhostConfig
-  readonly #sets: BehaviourSets
-  readonly #caseInsensitive: boolean
+  // What a footprint is computed with: the root, its case rule and the config's behaviour sets (made once).
+  readonly #footprints: FootprintContext
   readonly #now: () => number
   readonly #events: Listeners<HostEvent>
   readonly #closers: Array<() => void | Promise<void>> = []
@@ -90,12 +90,12 @@ export class Host {
       this.onClose(() => gate.close())
     }
     this.session = { cwd: setup.root, values: new Map() }
-    this.#sets = behaviourSets(setup.config)
-    this.#caseInsensitive = isCaseInsensitiveFs(setup.root)
+    const caseInsensitive = isCaseInsensitiveFs(setup.root)
+    this.#footprints = { root: setup.root, caseInsensitive, sets: behaviourSets(setup.config) }
     // The config is read as calls arrive: live limits (a reloaded config.yaml) apply at once.
     const config = (): ToolhostConfig => this.#config
     this.#admit = { registry: this.registry, get config() { return config() }, env: this.env, canAsk: this.ask !== undefined, audience: this.audience }
-    const results = new ResultShaper(this, this.#caseInsensitive, (high) => this.#scheduler.pool.throttle(high))
+    const results = new ResultShaper(this, caseInsensitive, (high) => this.#scheduler.pool.throttle(high))
     const origin = performance.now()
     this.#now = options.now ?? (() => Math.round((performance.now() - origin) * 1000) / 1000)
     this.#scheduler = new Scheduler({
@@ -237,14 +237,14 @@ export class Host {
         const i = byIndex.get(a.index)
         if (!a.ok || i === undefined) return { id: a.call.id, name: a.call.name, ...(a.ok ? {} : { error: a.error }), waitsFor: [] }
         const permission = permissions[i]
-        return { id: a.call.id, name: a.call.name, footprint: inputs[i]!.footprint, footprintFrom: footprintOrigin(a.tool, this.#sets), ...(permission ? { permission } : {}), ...plan[i]! }
+        return { id: a.call.id, name: a.call.name, footprint: inputs[i]!.footprint, footprintFrom: footprintOrigin(a.tool, this.#footprints.sets), ...(permission ? { permission } : {}), ...plan[i]! }
       }),
     }
   }
 
   /** A call's footprint with this host's root and behaviour sets. */
   footprintOf(tool: AnyTool, args: Record<string, unknown>): Footprint {
-    return computeFootprint(tool, args, { root: this.root, caseInsensitive: this.#caseInsensitive, sets: this.#sets })
+    return computeFootprint(tool, args, this.#footprints)
   }
 
   /**
