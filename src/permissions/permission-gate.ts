@@ -6,14 +6,13 @@ import { isCaseInsensitiveFs } from '../paths.js'
 import type { Logger, ToolError } from '../types.js'
 import { noOneToAskMessage, planModeMessage, type Audience } from '../messages.js'
 import { askAll, personDeniedMessage, SessionApprovals, suggestRule, withStandby, type ApprovalAnswer, type ApprovalRequest, type ApproveHandler, type StandbyApprover } from './approvals.js'
-import { AuditLog, type AuditEntry } from './audit.js'
+import { AuditLog } from './audit.js'
 import { CallJudge, decisionFailed, type Judged } from './call-judge.js'
-import { abbreviate } from './canonical-json.js'
 import type { PermissionDecision } from './decide.js'
-import { DecisionRecord, hasPermissionCheck, JudgedCall } from './judged-call.js'
+import { DecisionRecord, hasPermissionCheck, JudgedCall, refusalEntry } from './judged-call.js'
 import { PERMISSION_MODES, type CallFacts } from './modes.js'
 import { parseRules, type PermissionRules } from './rules.js'
-import { describeSubject, type CallSubject } from './subjects.js'
+import { describeSubject } from './subjects.js'
 
 export interface PermissionGateOptions {
   /** The host's config (`permissions.mode` already overridden by `--permission-mode`). */
@@ -36,8 +35,6 @@ export interface PermissionPreview {
   by: string
   reason: string
 }
-
-const AUDIT_STRING_CHARS = 2000
 
 /**
  * The default `Authoriser`: permission modes, config rules, the tool's own say and approvals.
@@ -119,7 +116,7 @@ export class PermissionGate implements Authoriser {
         }
       }
       if (!(j instanceof JudgedCall)) {
-        this.#record(j.item, j.item.args, undefined, { decision: 'deny', by: 'tool', reason: j.refused.message })
+        this.audit.record(refusalEntry(j.item, this.mode, j.refused.message))
         decisions[k] = { run: false, error: j.refused }
         continue
       }
@@ -235,18 +232,6 @@ export class PermissionGate implements Authoriser {
       rule = undefined // a subject that cannot be made (odd arguments): no rule to suggest
     }
     return noOneToAskMessage({ tool, reason: j.decision.reason, rule, modes: modesThatRun(j), why }, this.#audience)
-  }
-
-  #record(item: AuthoriseItem, args: Record<string, unknown>, subject: CallSubject | undefined, what: Pick<AuditEntry, 'decision' | 'by' | 'reason'> & Partial<Pick<AuditEntry, 'rule' | 'answeredBy'>>): void {
-    this.audit.record({
-      time: new Date().toISOString(),
-      callId: item.call.id,
-      tool: item.tool.name,
-      args: abbreviate(args, AUDIT_STRING_CHARS),
-      subject: subject ? describeSubject(subject) : '',
-      mode: this.mode,
-      ...what,
-    })
   }
 }
 
