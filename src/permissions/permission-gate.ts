@@ -1,16 +1,16 @@
 import path from 'node:path'
-import type { PermissionMode, ToolhostConfig } from '../config/types.js'
+import type { ToolhostConfig } from '../config/types.js'
 import { ToolhostError } from '../errors.js'
 import type { Authoriser, AuthoriseDecision, AuthoriseItem, Host } from '../host.js'
 import { isCaseInsensitiveFs } from '../paths.js'
 import type { Logger, ToolError } from '../types.js'
-import { noOneToAskMessage, planModeMessage, type Audience } from '../messages.js'
-import { askAll, personDeniedMessage, SessionApprovals, suggestRule, withStandby, type ApprovalAnswer, type ApprovalRequest, type ApproveHandler, type StandbyApprover } from './approvals.js'
+import type { Audience } from '../messages.js'
+import { askAll, personDeniedMessage, SessionApprovals, withStandby, type ApprovalAnswer, type ApprovalRequest, type ApproveHandler, type StandbyApprover } from './approvals.js'
 import { AuditLog } from './audit.js'
 import { CallJudge, decisionFailed, type Judged } from './call-judge.js'
-import type { PermissionDecision } from './decide.js'
+import { denialMessage, noOneToAsk } from './denial-messages.js'
 import { DecisionRecord, hasPermissionCheck, JudgedCall, refusalEntry } from './judged-call.js'
-import { PERMISSION_MODES, type CallFacts } from './modes.js'
+import { PERMISSION_MODES } from './modes.js'
 import { parseRules, type PermissionRules } from './rules.js'
 import { describeSubject } from './subjects.js'
 
@@ -139,7 +139,7 @@ export class PermissionGate implements Authoriser {
 
   // A call that asks, with nobody to ask: denied, saying which rule or mode would let it run.
   #noApprover(j: JudgedCall): AuthoriseDecision {
-    const message = this.#consoleHint(this.#noOneToAsk(j))
+    const message = this.#consoleHint(noOneToAsk(j, this.#audience))
     this.audit.recordDeferred(new DecisionRecord(j, this.mode, { decision: 'deny', by: 'no-approver', reason: message }))
     return { run: false, error: { code: 'E_DENIED', message } }
   }
@@ -209,7 +209,7 @@ export class PermissionGate implements Authoriser {
     if (outcome.decision === 'cannot-ask') {
       // Not a person's refusal: no one could be reached (an MCP client without elicitation, a console
       // that did not answer in time), and no standby answered.
-      const message = this.#consoleHint(this.#noOneToAsk(j, outcome.why))
+      const message = this.#consoleHint(noOneToAsk(j, this.#audience, outcome.why))
       this.audit.recordDeferred(new DecisionRecord(j, this.mode, { decision: 'deny', by: 'no-approver', reason: message, ...answeredBy }))
       return { code: 'E_DENIED', message }
     }
@@ -221,17 +221,6 @@ export class PermissionGate implements Authoriser {
     if (outcome.decision === 'allow-session') this.#session.remember(tool, j.keys())
     this.audit.recordDeferred(new DecisionRecord(j, this.mode, { decision: outcome.decision, by: 'person', reason: `the person answered ${outcome.decision}`, ...answeredBy }))
     return undefined
-  }
-
-  #noOneToAsk(j: JudgedCall, why?: string): string {
-    const tool = j.item.tool.name
-    let rule: string | undefined
-    try {
-      rule = suggestRule(tool, j.subject())
-    } catch {
-      rule = undefined // a subject that cannot be made (odd arguments): no rule to suggest
-    }
-    return noOneToAskMessage({ tool, reason: j.decision.reason, rule, modes: modesThatRun(j), why }, this.#audience)
   }
 }
 
@@ -246,17 +235,4 @@ function approvalRequest(j: JudgedCall): ApprovalRequest {
     askedBy: j.decision.by,
     destructive: j.destructive,
   }
-}
-
-// The permission modes under which a call that asks would run without asking.
-function modesThatRun(j: { decision: PermissionDecision; destructive: boolean; facts: CallFacts }): PermissionMode[] {
-  if (j.decision.by !== 'mode' || j.destructive) return ['bypass']
-  return j.facts.edit ? ['accept-edits', 'auto', 'bypass'] : ['auto', 'bypass']
-}
-
-// `planFor`: the reader of a plan-mode denial (the mode's own reason names the CLI's way out).
-function denialMessage(tool: string, decision: PermissionDecision, planFor: Audience | undefined): string {
-  if (decision.by === 'rule') return `${tool} did not run: ${decision.reason}. Do not retry it; do something else, or ask the user to change the rule`
-  if (decision.by === 'mode') return planFor ? planModeMessage(tool, planFor) : decision.reason
-  return `${tool} did not run: ${decision.reason}`
 }
