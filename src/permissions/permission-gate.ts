@@ -9,7 +9,8 @@ import { askAll, personDeniedMessage, SessionApprovals, withStandby, type Approv
 import { AuditLog } from './audit.js'
 import { CallJudge, decisionFailed, type Judged } from './call-judge.js'
 import { denialMessage, noOneToAsk } from './denial-messages.js'
-import { DecisionRecord, hasPermissionCheck, JudgedCall, refusalEntry } from './judged-call.js'
+import type { PermissionDecision } from './decide.js'
+import { DecisionRecord, hasPermissionCheck, JudgedCall, refusalEntry, type DecisionFields } from './judged-call.js'
 import { PERMISSION_MODES } from './modes.js'
 import { parseRules, type PermissionRules } from './rules.js'
 import { describeSubject } from './subjects.js'
@@ -121,7 +122,7 @@ export class PermissionGate implements Authoriser {
         continue
       }
       const { decision } = j
-      this.audit.recordDeferred(new DecisionRecord(j, this.mode, decision))
+      this.#recordDecision(j, decision)
       if (decision.outcome === 'allow') decisions[k] = { run: true, args: j.args }
       else if (decision.outcome === 'deny') decisions[k] = { run: false, error: { code: 'E_DENIED', message: denialMessage(j.item.tool.name, decision, this.mode === 'plan' ? this.#audience : undefined) } }
       else if (request) asking.push({ k, judged: j, request })
@@ -140,7 +141,7 @@ export class PermissionGate implements Authoriser {
   // A call that asks, with nobody to ask: denied, saying which rule or mode would let it run.
   #noApprover(j: JudgedCall): AuthoriseDecision {
     const message = this.#consoleHint(noOneToAsk(j, this.#audience))
-    this.audit.recordDeferred(new DecisionRecord(j, this.mode, { decision: 'deny', by: 'no-approver', reason: message }))
+    this.#recordDecision(j, { decision: 'deny', by: 'no-approver', reason: message })
     return { run: false, error: { code: 'E_DENIED', message } }
   }
 
@@ -184,6 +185,11 @@ export class PermissionGate implements Authoriser {
     return this.audit.flush()
   }
 
+  // The decision's audit line, built when the log is written (see DecisionRecord).
+  #recordDecision(j: JudgedCall, what: DecisionFields | PermissionDecision): void {
+    this.audit.recordDeferred(new DecisionRecord(j, this.mode, what))
+  }
+
   // The approver for calls that ask: the host's, then the standby for what it could not ask.
   #approverNow(): ApproveHandler | undefined {
     const standby = this.#standby
@@ -202,7 +208,7 @@ export class PermissionGate implements Authoriser {
     if (typeof outcome === 'string' || outcome === undefined) {
       const why = outcome ?? 'the approval handler gave no valid answer for this call'
       const message = `${tool} did not run: it needed approval and ${why}`
-      this.audit.recordDeferred(new DecisionRecord(j, this.mode, { decision: 'deny', by: 'host', reason: message }))
+      this.#recordDecision(j, { decision: 'deny', by: 'host', reason: message })
       return { code: 'E_DENIED', message }
     }
     const answeredBy = outcome.by === undefined ? {} : { answeredBy: outcome.by }
@@ -210,16 +216,16 @@ export class PermissionGate implements Authoriser {
       // Not a person's refusal: no one could be reached (an MCP client without elicitation, a console
       // that did not answer in time), and no standby answered.
       const message = this.#consoleHint(noOneToAsk(j, this.#audience, outcome.why))
-      this.audit.recordDeferred(new DecisionRecord(j, this.mode, { decision: 'deny', by: 'no-approver', reason: message, ...answeredBy }))
+      this.#recordDecision(j, { decision: 'deny', by: 'no-approver', reason: message, ...answeredBy })
       return { code: 'E_DENIED', message }
     }
     if (outcome.decision === 'deny') {
       const message = personDeniedMessage(tool, outcome.message)
-      this.audit.recordDeferred(new DecisionRecord(j, this.mode, { decision: 'deny', by: 'person', reason: message, ...answeredBy }))
+      this.#recordDecision(j, { decision: 'deny', by: 'person', reason: message, ...answeredBy })
       return { code: 'E_DENIED', message }
     }
     if (outcome.decision === 'allow-session') this.#session.remember(tool, j.keys())
-    this.audit.recordDeferred(new DecisionRecord(j, this.mode, { decision: outcome.decision, by: 'person', reason: `the person answered ${outcome.decision}`, ...answeredBy }))
+    this.#recordDecision(j, { decision: outcome.decision, by: 'person', reason: `the person answered ${outcome.decision}`, ...answeredBy })
     return undefined
   }
 }
