@@ -1,6 +1,7 @@
 import { defineTool } from './define-tool.js'
 import { describeThrown, ToolhostError } from './errors.js'
 import { knownSchemas, type KnownSchemas } from './known-schemas.js'
+import { Listeners } from './listeners.js'
 import { SchemaSlots, type ToolSlots } from './registry-schemas.js'
 import { SchemaCompiler, type ValidateFunction } from './schema.js'
 import { toolAvailability, type AvailabilityOptions } from './tool-availability.js'
@@ -25,8 +26,6 @@ export interface DefinitionQuery {
   toolsets?: readonly string[]
 }
 
-type ChangeListener = () => void
-
 /**
  * The tools of this process. Plugins register into it on import; the host reads from it.
  * Use the shared instance `registry` (kept on `globalThis`, so two copies of this module agree).
@@ -38,7 +37,8 @@ type ChangeListener = () => void
 export class ToolRegistry {
   readonly #entries = new Map<string, Entry>()
   readonly #schemas: SchemaSlots
-  readonly #listeners = new Set<ChangeListener>()
+  // A listener's fault must not undo a registration.
+  readonly #listeners = new Listeners<void>(() => {})
   #sorted: RegistryEntry[] | undefined
   #loadingFrom: string | undefined
   // A plugin file being (re)imported: its registrations wait here until the import has succeeded.
@@ -205,9 +205,8 @@ export class ToolRegistry {
   }
 
   /** Calls `listener` after every register/unregister; returns a function that removes it. */
-  onChange(listener: ChangeListener): () => void {
-    this.#listeners.add(listener)
-    return () => this.#listeners.delete(listener)
+  onChange(listener: () => void): () => void {
+    return this.#listeners.add(listener)
   }
 
   /**
@@ -262,13 +261,7 @@ export class ToolRegistry {
     this.#version++
     this.#sorted = undefined
     this.#unconditional = undefined
-    for (const listener of this.#listeners) {
-      try {
-        listener()
-      } catch {
-        // A listener's fault must not undo a registration.
-      }
-    }
+    this.#listeners.emit()
   }
 
   #sortedEntries(): RegistryEntry[] {

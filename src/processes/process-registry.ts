@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import path from 'node:path'
 import type { ToolhostConfig } from '../config/types.js'
 import { ToolhostError } from '../errors.js'
+import { Listeners } from '../listeners.js'
 import { isCaseInsensitiveFs } from '../paths.js'
 import type { Logger } from '../types.js'
 import { completionOf, CompletionQueue, type ProcessCompletion } from './completions.js'
@@ -72,7 +73,7 @@ export type ProcessEvent =
 export class ProcessRegistry {
   readonly options: Readonly<ProcessRegistryOptions>
   readonly #records = new Map<string, ManagedProcess>()
-  readonly #listeners = new Set<(event: ProcessEvent) => void>()
+  readonly #listeners: Listeners<ProcessEvent>
   readonly #queue: CompletionQueue
   readonly #caseInsensitive: boolean
   readonly #checkpoint: ProcessCheckpoint
@@ -83,6 +84,7 @@ export class ProcessRegistry {
 
   private constructor(options: ProcessRegistryOptions) {
     this.options = options
+    this.#listeners = new Listeners((error) => options.log?.warn(`a process event listener threw: ${(error as Error).message}`))
     this.#caseInsensitive = isCaseInsensitiveFs(options.root)
     this.#checkpoint = new ProcessCheckpoint(options)
     this.#queue = new CompletionQueue(() => this.#save())
@@ -160,7 +162,7 @@ export class ProcessRegistry {
     this.#checkpoint.takeCharge(id)
     this.#save()
     const info = managed.info()
-    this.#emit({ type: 'spawned', process: info })
+    this.#listeners.emit({ type: 'spawned', process: info })
     return info
   }
 
@@ -240,8 +242,7 @@ export class ProcessRegistry {
 
   /** Listens to spawned, exited and completion events (for the CLI and the MCP server). */
   onEvent(listener: (event: ProcessEvent) => void): () => void {
-    this.#listeners.add(listener)
-    return () => this.#listeners.delete(listener)
+    return this.#listeners.add(listener)
   }
 
   /**
@@ -266,11 +267,11 @@ export class ProcessRegistry {
       const completion = completionOf(managed)
       this.#checkpoint.takeChargeOfCompletion(completion.id)
       this.#queue.push(completion)
-      this.#emit({ type: 'completion', completion })
+      this.#listeners.emit({ type: 'completion', completion })
     } else {
       this.#save()
     }
-    this.#emit({ type: 'exited', process: managed.info() })
+    this.#listeners.emit({ type: 'exited', process: managed.info() })
   }
 
   // Rewrites the checkpoint (see ProcessCheckpoint.save); after close, the processes left are released.
@@ -302,16 +303,6 @@ export class ProcessRegistry {
     for (;;) {
       const id = `proc_${randomBytes(6).toString('hex')}`
       if (!this.#records.has(id) && !this.#checkpoint.isInCharge(id)) return id
-    }
-  }
-
-  #emit(event: ProcessEvent): void {
-    for (const listener of this.#listeners) {
-      try {
-        listener(event)
-      } catch (error) {
-        this.options.log?.warn(`a process event listener threw: ${(error as Error).message}`)
-      }
     }
   }
 }
