@@ -135,7 +135,7 @@ export class ToolRegistry {
     } finally {
       this.#staging = undefined
     }
-    const old = [...this.#entries.values()].filter((entry) => entry.source === source)
+    const old = this.#entriesFrom(source)
     for (const entry of old) this.#forget(entry)
     for (const [name, entry] of staging.entries) this.#entries.set(name, entry)
     if (old.length > 0 || staging.entries.size > 0) this.#changed()
@@ -165,7 +165,7 @@ export class ToolRegistry {
 
   /** Removes every tool a plugin file registered; returns their names. */
   unregisterSource(source: string): string[] {
-    const entries = [...this.#entries.values()].filter((e) => e.source === source)
+    const entries = this.#entriesFrom(source)
     for (const entry of entries) this.#forget(entry)
     if (entries.length > 0) this.#changed()
     return entries.map((e) => e.tool.name)
@@ -255,6 +255,10 @@ export class ToolRegistry {
   #forget(entry: Entry): void {
     this.#entries.delete(entry.tool.name)
     this.#schemas.release(entry)
+  }
+
+  #entriesFrom(source: string): Entry[] {
+    return [...this.#entries.values()].filter((e) => e.source === source)
   }
 
   #changed(): void {
