@@ -1,7 +1,7 @@
 import { realpathSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { loadConfig, mergeConfig } from './config/load-config.js'
-import type { LoadedConfig, ToolhostConfig } from './config/types.js'
+import type { LoadedConfig, PermissionMode, ToolhostConfig } from './config/types.js'
 import { ToolhostError } from './errors.js'
 
 export interface ConfigSource {
@@ -59,4 +59,19 @@ export function resolveSetup(source: ConfigSource, env: NodeJS.ProcessEnv = proc
 /** A path from config: absolute as given, else relative to the workspace root. */
 export function underRoot(root: string, configured: string): string {
   return path.resolve(root, configured)
+}
+
+/**
+ * The config with the `permissionMode` and `audit` options of `createHost` in place of config.yaml's
+ * `permissions.mode` and `permissions.audit_log` (the options win); the same object when neither is given.
+ *
+ * @example
+ * withPermissionOverrides(config, { permissionMode: 'plan', audit: false }).permissions // { …, mode: 'plan', audit_log: '' }
+ */
+export function withPermissionOverrides(config: ToolhostConfig, options: { permissionMode?: PermissionMode; audit?: string | false }): ToolhostConfig {
+  if (options.permissionMode === undefined && options.audit === undefined) return config
+  const permissions = { ...config.permissions }
+  if (options.permissionMode !== undefined) permissions.mode = options.permissionMode
+  if (options.audit !== undefined) permissions.audit_log = options.audit === false ? '' : options.audit
+  return { ...config, permissions }
 }

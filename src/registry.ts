@@ -1,9 +1,11 @@
 import { defineTool } from './define-tool.js'
 import { describeThrown, ToolhostError } from './errors.js'
 import { knownSchemas, type KnownSchemas } from './known-schemas.js'
-import { redactEnvValues } from './redact-env.js'
+import { Listeners } from './listeners.js'
+import { SchemaSlots, type ToolSlots } from './registry-schemas.js'
 import { SchemaCompiler, type ValidateFunction } from './schema.js'
-import type { AnyTool, Availability, AvailabilityContext, JsonSchema, ObjectJsonSchema, OpenAIToolDefinition, ToolSpec } from './types.js'
+import { toolAvailability, type AvailabilityOptions } from './tool-availability.js'
+import type { AnyTool, Availability, ObjectJsonSchema, OpenAIToolDefinition, ToolSpec } from './types.js'
 
 /** A registered tool with what the registry derived from it once. */
 export interface RegistryEntry {
@@ -17,35 +19,12 @@ export interface RegistryEntry {
   definition: OpenAIToolDefinition
 }
 
-/** One compiled (or known-good, not yet compiled) schema, shared by the tools whose schema has the same text. */
-interface SchemaSlot {
-  text: string
-  /** The schema object given to ajv (the first registrant's). */
-  schema: JsonSchema
-  /** The compiler holding it (a staged file's own, while its previous version is still in use). */
-  compiler: SchemaCompiler
-  validate: ValidateFunction | undefined
-  /** The ajv key it was added under, when compiled on first use. */
-  key?: string
-  users: number
-}
-
-type Entry = RegistryEntry & { slot: SchemaSlot; outputSlot: SchemaSlot | undefined }
+type Entry = RegistryEntry & ToolSlots
 
 export interface DefinitionQuery {
   names?: readonly string[]
   toolsets?: readonly string[]
 }
-
-export interface AvailabilityOptions {
-  /** Upper bound on one `check`; a slower check hides its tools. Default 2000 ms. */
-  checkTimeoutMs?: number
-  env?: NodeJS.ProcessEnv
-  /** The host asking has an `ask` handler (passed to each `check`; default false, fail closed). */
-  canAsk?: boolean
-}
-
-type ChangeListener = () => void
 
 /**
  * The tools of this process. Plugins register into it on import; the host reads from it.
@@ -57,21 +36,20 @@ type ChangeListener = () => void
  */
 export class ToolRegistry {
   readonly #entries = new Map<string, Entry>()
-  readonly #slots = new Map<string, SchemaSlot>()
-  readonly #compiler = new SchemaCompiler()
-  #knownSeq = 0
-  readonly #known: KnownSchemas
-  readonly #listeners = new Set<ChangeListener>()
+  readonly #schemas: SchemaSlots
+  // A listener's fault must not undo a registration.
+  readonly #listeners = new Listeners<void>(() => {})
   #sorted: RegistryEntry[] | undefined
   #loadingFrom: string | undefined
   // A plugin file being (re)imported: its registrations wait here until the import has succeeded.
   #staging: { source: string; entries: Map<string, Entry>; compiler: SchemaCompiler } | undefined
   #version = 0
-  #unconditional: { version: number; definitions: OpenAIToolDefinition[] | undefined } | undefined
+  // Every definition when no tool has a check or needs an env var, else false; undefined until asked.
+  #unconditional: OpenAIToolDefinition[] | false | undefined
 
   /** `knownSchemas`: the set of schemas known to compile (default: the process's per-user cache). */
   constructor(options: { knownSchemas?: KnownSchemas } = {}) {
-    this.#known = options.knownSchemas ?? knownSchemas
+    this.#schemas = new SchemaSlots(options.knownSchemas ?? knownSchemas)
   }
 
   /** Bumps on every register/unregister; lets callers cache what they derive. */
@@ -101,29 +79,15 @@ export class ToolRegistry {
     // While a file is staged, its own current tools are about to be replaced, not duplicated.
     const current = this.#entries.get(tool.name)
     const existing = staging ? (staging.entries.get(tool.name) ?? (current?.source === source ? undefined : current)) : current
-    if (existing) {
-      throw new ToolhostError(
-        'E_DUPLICATE_TOOL',
-        `tool "${tool.name}" is registered twice: by ${existing.source ?? '(code outside a plugin file)'} and by ${source ?? '(code outside a plugin file)'}; rename one of them`,
-        { details: { name: tool.name, first: existing.source, second: source } },
-      )
-    }
+    if (existing) throw duplicateTool(tool.name, existing.source, source)
     // A staged file compiles apart: its previous version's schemas (and their $id) are still in use.
-    const compiler = staging?.compiler ?? this.#compiler
-    const slot = this.#slotFor(tool.parameters, compiler, (error) => this.#invalidSchema(tool, source, 'parameters schema', error))
-    let outputSlot: SchemaSlot | undefined
-    try {
-      outputSlot = tool.outputSchema === undefined ? undefined : this.#slotFor(tool.outputSchema, compiler, (error) => this.#invalidSchema(tool, source, 'outputSchema', error))
-    } catch (error) {
-      this.#release(slot)
-      throw error
-    }
+    const { slot, outputSlot } = this.#schemas.take(tool, source, staging?.compiler ?? this.#schemas.compiler)
     const definition: OpenAIToolDefinition = {
       type: 'function',
       // defineTool has checked that `parameters` is an object schema.
       function: { name: tool.name, description: tool.description, parameters: tool.parameters as ObjectJsonSchema },
     }
-    const late = (s: SchemaSlot, what: string): ValidateFunction => s.validate ?? this.#compileLate(tool, s, what)
+    const schemas = this.#schemas
     const entry: Entry = {
       tool,
       source,
@@ -131,10 +95,10 @@ export class ToolRegistry {
       slot,
       outputSlot,
       get validate() {
-        return late(slot, 'parameters schema')
+        return schemas.validator(tool, slot, 'parameters schema')
       },
       get validateOutput() {
-        return outputSlot === undefined ? undefined : late(outputSlot, 'outputSchema')
+        return outputSlot === undefined ? undefined : schemas.validator(tool, outputSlot, 'outputSchema')
       },
     }
     if (staging) {
@@ -162,76 +126,25 @@ export class ToolRegistry {
       await this.loadingFrom(source, load)
       for (const name of staging.entries.keys()) {
         const taken = this.#entries.get(name)
-        if (taken !== undefined && taken.source !== source) {
-          throw new ToolhostError('E_DUPLICATE_TOOL', `tool "${name}" is registered twice: by ${taken.source ?? '(code outside a plugin file)'} and by ${source}; rename one of them`, { details: { name, first: taken.source, second: source } })
-        }
+        if (taken !== undefined && taken.source !== source) throw duplicateTool(name, taken.source, source)
       }
     } catch (error) {
       // Nothing changes: the staged registrations give back the schemas they took.
-      for (const entry of staging.entries.values()) this.#releaseEntry(entry)
+      for (const entry of staging.entries.values()) this.#schemas.release(entry)
       throw error
     } finally {
       this.#staging = undefined
     }
-    const old = [...this.#entries.values()].filter((entry) => entry.source === source)
+    const old = this.#entriesFrom(source)
     for (const entry of old) this.#forget(entry)
     for (const [name, entry] of staging.entries) this.#entries.set(name, entry)
     if (old.length > 0 || staging.entries.size > 0) this.#changed()
     return [...staging.entries.keys()].sort()
   }
 
-  // Tools with the same schema text share one validator. A schema with an `$id`, or a `$ref` to
-  // another document, depends on what else ajv holds: it always compiles at registration.
-  #slotFor(schema: JsonSchema, compiler: SchemaCompiler, invalid: (error: unknown) => ToolhostError): SchemaSlot {
-    let text: string
-    try {
-      text = JSON.stringify(schema)
-    } catch (error) {
-      throw invalid(error)
-    }
-    const existing = this.#slots.get(text)
-    if (existing) {
-      existing.users++
-      return existing
-    }
-    const key = /"\$id"|"\$ref":"(?!#)/.test(text) ? undefined : this.#known.keyOf(text)
-    const slot: SchemaSlot = { text, schema, compiler, validate: undefined, users: 1 }
-    if (key === undefined || !this.#known.has(key)) {
-      try {
-        slot.validate = compiler.compile(schema)
-      } catch (error) {
-        throw invalid(error)
-      }
-      if (key !== undefined) this.#known.add(key)
-    }
-    this.#slots.set(text, slot)
-    return slot
-  }
-
-  #invalidSchema(tool: AnyTool, source: string | undefined, what: string, error: unknown): ToolhostError {
-    if (error instanceof ToolhostError && error.code === 'E_SCHEMA_INVALID') return new ToolhostError('E_SCHEMA_INVALID', `tool "${tool.name}"${source ? ` (${source})` : ''} has an invalid ${what}: ${error.message}`, { cause: error })
-    return new ToolhostError('E_SCHEMA_INVALID', `tool "${tool.name}"${source ? ` (${source})` : ''} has an invalid ${what}: ${describeThrown(error)}`, { cause: error })
-  }
-
-  // First use of a schema known to compile. It is not checked against the meta-schema again (it
-  // passed, under the same set-up; compiling the meta-schema is most of a first compile's cost).
-  // Should it fail after all (the cache outlived a change it could not see), the tool's calls are
-  // refused with the reason instead of the batch throwing.
-  #compileLate(tool: AnyTool, slot: SchemaSlot, what: string): ValidateFunction {
-    try {
-      slot.key = `toolhost:known:${++this.#knownSeq}`
-      slot.validate = slot.compiler.compileKnown(slot.schema, slot.key)
-    } catch (error) {
-      const refuse = (() => false) as unknown as ValidateFunction
-      refuse.errors = [{ keyword: 'schema', instancePath: '', schemaPath: '#', params: {}, message: `cannot be checked: the tool ${tool.name} has an invalid ${what} (${describeThrown(error)})` }]
-      slot.validate = refuse
-    }
-    return slot.validate
-  }
-
   /** Writes the schemas compiled so far to the known-schemas cache now (the plugin loader calls it after a load). */
   saveKnownSchemas(): void {
-    this.#known.save()
+    this.#schemas.saveKnown()
   }
 
   /** The names of the tools a plugin file registered (in registration order; no sorting, so loading n files stays linear). */
@@ -252,7 +165,7 @@ export class ToolRegistry {
 
   /** Removes every tool a plugin file registered; returns their names. */
   unregisterSource(source: string): string[] {
-    const entries = [...this.#entries.values()].filter((e) => e.source === source)
+    const entries = this.#entriesFrom(source)
     for (const entry of entries) this.#forget(entry)
     if (entries.length > 0) this.#changed()
     return entries.map((e) => e.tool.name)
@@ -292,9 +205,8 @@ export class ToolRegistry {
   }
 
   /** Calls `listener` after every register/unregister; returns a function that removes it. */
-  onChange(listener: ChangeListener): () => void {
-    this.#listeners.add(listener)
-    return () => this.#listeners.delete(listener)
+  onChange(listener: () => void): () => void {
+    return this.#listeners.add(listener)
   }
 
   /**
@@ -302,18 +214,18 @@ export class ToolRegistry {
    * those named or in the given toolsets. Each distinct `check` runs once per call.
    */
   async getDefinitions(query: DefinitionQuery | readonly string[] = {}, options: AvailabilityOptions = {}): Promise<OpenAIToolDefinition[]> {
-    const selection: DefinitionQuery = Array.isArray(query) ? { names: query } : (query as DefinitionQuery)
+    const selection = selectionOf(query)
     // No tool has a check or needs an env var: every tool is available, and that holds until the
     // registry changes. Serve the whole list from a cache (a copy, so callers may change it).
     if (!selection.names && !selection.toolsets) {
-      if (this.#unconditional?.version !== this.#version) {
+      if (this.#unconditional === undefined) {
         const all = this.#sortedEntries()
-        this.#unconditional = { version: this.#version, definitions: all.every((e) => !e.tool.check && e.tool.requiresEnv.length === 0) ? all.map((e) => e.definition) : undefined }
+        this.#unconditional = all.every((e) => !e.tool.check && e.tool.requiresEnv.length === 0) ? all.map((e) => e.definition) : false
       }
-      if (this.#unconditional.definitions) return this.#unconditional.definitions.slice()
+      if (this.#unconditional) return this.#unconditional.slice()
     }
     const entries = this.#select(selection)
-    const available = await this.#availability(entries, options)
+    const available = await toolAvailability(entries, options)
     const out: OpenAIToolDefinition[] = []
     for (let i = 0; i < entries.length; i++) if (available[i]!.available) out.push(entries[i]!.definition)
     return out
@@ -321,15 +233,15 @@ export class ToolRegistry {
 
   /** For every registered tool (or those asked for): is it offered now, and if not, why. */
   async explainAvailability(query: DefinitionQuery | readonly string[] = {}, options: AvailabilityOptions = {}): Promise<Availability[]> {
-    const entries = this.#select(Array.isArray(query) ? { names: query } : (query as DefinitionQuery))
-    return this.#availability(entries, options)
+    const entries = this.#select(selectionOf(query))
+    return toolAvailability(entries, options)
   }
 
   /** Whether one tool is available now (re-checked at call time: a hidden tool never runs). */
   async availabilityOf(name: string, options: AvailabilityOptions = {}): Promise<Availability> {
     const entry = this.#entries.get(name)
     if (!entry) return { name, available: false, reason: 'not registered' }
-    const [result] = await this.#availability([entry], options)
+    const [result] = await toolAvailability([entry], options)
     return result!
   }
 
@@ -340,34 +252,20 @@ export class ToolRegistry {
     this.#changed()
   }
 
-  // ajv keeps every compiled schema (and its `$id`); drop it with its last tool, or re-registering a
-  // schema with an `$id` after a reload would fail with "schema with key or id already exists".
   #forget(entry: Entry): void {
     this.#entries.delete(entry.tool.name)
-    this.#releaseEntry(entry)
+    this.#schemas.release(entry)
   }
 
-  #releaseEntry(entry: Entry): void {
-    this.#release(entry.slot)
-    if (entry.outputSlot) this.#release(entry.outputSlot)
-  }
-
-  #release(slot: SchemaSlot): void {
-    if (--slot.users > 0) return
-    this.#slots.delete(slot.text)
-    if (slot.validate) slot.compiler.removeSchema(slot.schema, slot.key)
+  #entriesFrom(source: string): Entry[] {
+    return [...this.#entries.values()].filter((e) => e.source === source)
   }
 
   #changed(): void {
     this.#version++
     this.#sorted = undefined
-    for (const listener of this.#listeners) {
-      try {
-        listener()
-      } catch {
-        // A listener's fault must not undo a registration.
-      }
-    }
+    this.#unconditional = undefined
+    this.#listeners.emit()
   }
 
   #sortedEntries(): RegistryEntry[] {
@@ -382,77 +280,16 @@ export class ToolRegistry {
     const toolsets = query.toolsets ? new Set(query.toolsets) : undefined
     return all.filter((e) => (names?.has(e.tool.name) ?? false) || (toolsets?.has(e.tool.toolset) ?? false))
   }
-
-  async #availability(entries: readonly RegistryEntry[], options: AvailabilityOptions): Promise<Availability[]> {
-    const env = options.env ?? process.env
-    const timeoutMs = options.checkTimeoutMs ?? 2000
-    const checks = new Map<NonNullable<AnyTool['check']>, Promise<string | undefined> | string | undefined>()
-    const missing: (string | undefined)[] = entries.map((e) => missingEnvReason(e.tool, env))
-    entries.forEach((e, i) => {
-      const check = e.tool.check
-      if (check && missing[i] === undefined && !checks.has(check)) checks.set(check, runCheck(check, timeoutMs, { canAsk: options.canAsk ?? false, env }))
-    })
-    const settled = new Map<NonNullable<AnyTool['check']>, string | undefined>()
-    for (const [check, outcome] of checks) settled.set(check, await outcome)
-    return entries.map((e, i) => {
-      const reason = missing[i] ?? (e.tool.check ? settled.get(e.tool.check) : undefined)
-      // A check's words may quote what it read (a URL with its token): never show those values.
-      return reason === undefined ? { name: e.tool.name, available: true } : { name: e.tool.name, available: false, reason: redactEnvValues(reason, e.tool.requiresEnv, env) }
-    })
-  }
 }
 
-/**
- * Why `tool` is hidden for want of its `requiresEnv` variables in `env`, or undefined when they are
- * all set (synchronous: admission decides env-only tools without waiting).
- *
- * @example
- * missingEnvReason(webhookTool, {}) // 'missing env var TOOLHOST_WEBHOOK_URL'
- */
-export function missingEnvReason(tool: AnyTool, env: NodeJS.ProcessEnv): string | undefined {
-  if (tool.requiresEnv.length === 0) return undefined
-  // Own keys only: a plain env object inherits `toString`, `constructor`, … from Object.prototype.
-  const absent = tool.requiresEnv.filter((name) => !(Object.hasOwn(env, name) && env[name]))
-  return absent.length > 0 ? `missing env var${absent.length > 1 ? 's' : ''} ${absent.join(', ')}` : undefined
+function duplicateTool(name: string, first: string | undefined, second: string | undefined): ToolhostError {
+  const where = (source: string | undefined): string => source ?? '(code outside a plugin file)'
+  return new ToolhostError('E_DUPLICATE_TOOL', `tool "${name}" is registered twice: by ${where(first)} and by ${where(second)}; rename one of them`, { details: { name, first, second } })
 }
 
-/** Runs one availability check; resolves with why it hides its tools, or undefined when it passes. */
-function runCheck(check: NonNullable<AnyTool['check']>, timeoutMs: number, context: AvailabilityContext): Promise<string | undefined> | string | undefined {
-  let value: unknown
-  try {
-    value = check(context)
-  } catch (error) {
-    return `check threw: ${describeThrown(error)}`
-  }
-  if (!(value instanceof Promise) && (typeof value !== 'object' || value === null || typeof (value as { then?: unknown }).then !== 'function')) {
-    return reasonOf(value)
-  }
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<string>((resolve) => {
-    timer = setTimeout(() => resolve(`check took longer than ${timeoutMs} ms`), timeoutMs)
-  })
-  const outcome = Promise.resolve(value).then(
-    reasonOf,
-    (error: unknown) => `check threw: ${describeThrown(error)}`,
-  )
-  return Promise.race([outcome, timeout]).finally(() => clearTimeout(timer))
-}
-
-// What a check's answer means: available (undefined), or the reason it hides its tools.
-function reasonOf(answer: unknown): string | undefined {
-  if (answer === true) return undefined
-  if (typeof answer === 'object' && answer !== null && 'available' in answer) {
-    const { available, reason } = answer as { available: unknown; reason?: unknown }
-    if (available === true) return undefined
-    if (available === false && typeof reason === 'string' && reason.trim() !== '') return reason
-  }
-  let shown: string
-  try {
-    shown = JSON.stringify(answer) ?? String(answer)
-  } catch {
-    shown = String(answer)
-  }
-  return `check returned ${shown.length > 200 ? `${shown.slice(0, 200)}…` : shown}`
+// A list of names is short for `{ names }`.
+function selectionOf(query: DefinitionQuery | readonly string[]): DefinitionQuery {
+  return Array.isArray(query) ? { names: query } : (query as DefinitionQuery)
 }
 
 const REGISTRY_KEY = Symbol.for('toolhost.registry')

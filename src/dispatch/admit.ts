@@ -1,7 +1,9 @@
 import type { ToolhostConfig } from '../config/types.js'
 import { unavailableMessage, type Audience } from '../messages.js'
-import { missingEnvReason, type ToolRegistry } from '../registry.js'
+import type { ToolRegistry } from '../registry.js'
+import { missingEnvReason, missingEnvVars } from '../tool-availability.js'
 import type { AnyTool, ToolCall, ToolError } from '../types.js'
+import { argumentLimitsOf } from './argument-limits.js'
 import { computeFootprint, type BehaviourSets, type Footprint } from './footprint.js'
 import { batchBlocker } from './plan.js'
 import { parseArguments, resolveTool, unknownToolError, validateArguments } from './prepare.js'
@@ -51,7 +53,7 @@ export async function admitCalls(calls: readonly ToolCall[], context: AdmitConte
  */
 export function stageCalls(calls: readonly ToolCall[], context: AdmitContext): Staged[] {
   const { registry, config } = context
-  const limits = { maxChars: config.limits.max_argument_chars, maxDepth: config.limits.max_argument_depth }
+  const limits = argumentLimitsOf(config)
   // One loop, no per-call arrays: this runs for every call of every batch.
   const staged: Staged[] = new Array(calls.length)
   for (let index = 0; index < calls.length; index++) {
@@ -124,8 +126,7 @@ export function settleStaged(s: Staged, hidden: HiddenTools, context: Pick<Admit
 
 /** The E_TOOL_UNAVAILABLE error of a hidden tool, worded for whoever reads it (what would make it available). */
 export function unavailableError(tool: AnyTool, reason: string, context: Pick<AdmitContext, 'env' | 'audience'>): ToolError {
-  const env = context.env ?? process.env
-  const missingEnv = tool.requiresEnv.filter((n) => !(Object.hasOwn(env, n) && env[n]))
+  const missingEnv = missingEnvVars(tool, context.env ?? process.env)
   return { code: 'E_TOOL_UNAVAILABLE', message: unavailableMessage({ tool: tool.name, reason, missingEnv }, context.audience ?? 'model') }
 }
 

@@ -1,9 +1,21 @@
+import type { ToolhostConfig } from '../config/types.js'
+
 /** The limits a call's arguments must keep, whatever shape they came in. */
 export interface ArgumentLimits {
   /** Characters of JSON text (`limits.max_argument_chars`). */
   maxChars: number
   /** Objects and arrays nested inside each other (`limits.max_argument_depth`). */
   maxDepth: number
+}
+
+/**
+ * The argument limits of a config (`limits.max_argument_chars`, `limits.max_argument_depth`).
+ *
+ * @example
+ * argumentLimitsOf(host.config) // { maxChars: 1000000, maxDepth: 64 }
+ */
+export function argumentLimitsOf(config: Pick<ToolhostConfig, 'limits'>): ArgumentLimits {
+  return { maxChars: config.limits.max_argument_chars, maxDepth: config.limits.max_argument_depth }
 }
 
 /**

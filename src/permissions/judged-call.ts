@@ -122,6 +122,17 @@ export class DecisionRecord implements DeferredAuditEntry {
   }
 }
 
+/**
+ * The audit line of a call refused before the permission system could decide it (its tool's
+ * permission check failed or timed out, or deciding it failed): written at once, with no subject.
+ *
+ * @example
+ * audit.record(refusalEntry(item, 'default', 'write_file did not run: its permission check failed (…)'))
+ */
+export function refusalEntry(item: AuthoriseItem, mode: PermissionMode, reason: string): AuditEntry {
+  return { time: new Date().toISOString(), callId: item.call.id, tool: item.tool.name, args: abbreviate(item.args, AUDIT_STRING_CHARS), subject: '', mode, decision: 'deny', by: 'tool', reason }
+}
+
 // The ISO text of a time in ms; lines written together mostly share their millisecond, and
 // toISOString costs more than the rest of a line.
 let lastMs = Number.NaN

@@ -1,3 +1,5 @@
+import type { ManagedProcess } from './managed-process.js'
+
 /** A process started with `notifyOnComplete` has ended. Delivered exactly once. */
 export interface ProcessCompletion {
   id: string
@@ -12,6 +14,25 @@ export interface ProcessCompletion {
   endedAt: string
   /** How the end was observed, when there is more to say (e.g. "exit code unknown"). */
   note?: string
+}
+
+/**
+ * An ended process's completion: how it ended, its last 1000 characters of output, when.
+ *
+ * @example
+ * queue.push(completionOf(managed)) // { id: 'proc_…', command: 'npm test', exitCode: 0, signal: null, tail: '…', endedAt: '…' }
+ */
+export function completionOf(managed: ManagedProcess): ProcessCompletion {
+  const note = managed.note
+  return {
+    id: managed.id,
+    command: managed.spec.command,
+    exitCode: managed.exitCode,
+    signal: managed.signal,
+    tail: managed.tail.buffer.tail(1000),
+    endedAt: new Date(managed.endedAt ?? Date.now()).toISOString(),
+    ...(note === undefined ? {} : { note }),
+  }
 }
 
 /**

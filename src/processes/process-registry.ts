@@ -1,19 +1,16 @@
 import { randomBytes } from 'node:crypto'
-import { lstatSync } from 'node:fs'
 import path from 'node:path'
 import type { ToolhostConfig } from '../config/types.js'
 import { ToolhostError } from '../errors.js'
+import { Listeners } from '../listeners.js'
 import { isCaseInsensitiveFs } from '../paths.js'
 import type { Logger } from '../types.js'
-import { readCheckpoint, writeCheckpoint, type CheckpointOwner, type CheckpointProcess } from './checkpoint.js'
-import { CheckpointLock } from './checkpoint-lock.js'
-import { CompletionQueue, type ProcessCompletion } from './completions.js'
-import { removeStaleLogs } from './log-file.js'
+import { completionOf, CompletionQueue, type ProcessCompletion } from './completions.js'
 import { pageLog, type LogPage } from './log-page.js'
-import { ManagedProcess, type ProcessInfo, type ProcessSpec } from './managed-process.js'
-import { canVerifyProcesses, groupMembers, isOurGroup, processMarker } from './process-group.js'
+import { ManagedProcess, type ProcessInfo } from './managed-process.js'
+import { ProcessCheckpoint, type CheckpointedState } from './process-checkpoint.js'
+import { processMarker } from './process-group.js'
 import type { SandboxPlan } from './sandbox.js'
-import { isSameProcess, processStartTime } from './start-time.js'
 import { resolveWorkingFolder } from './working-folder.js'
 
 declare module '../types.js' {
@@ -76,23 +73,22 @@ export type ProcessEvent =
 export class ProcessRegistry {
   readonly options: Readonly<ProcessRegistryOptions>
   readonly #records = new Map<string, ManagedProcess>()
-  /** Checkpoint ids this registry took charge of (its own, adopted, or found ended). */
-  readonly #handled = new Set<string>()
-  readonly #handledCompletions = new Set<string>()
-  readonly #listeners = new Set<(event: ProcessEvent) => void>()
+  readonly #listeners: Listeners<ProcessEvent>
   readonly #queue: CompletionQueue
-  readonly #owner: CheckpointOwner
   readonly #caseInsensitive: boolean
-  readonly #lock: CheckpointLock
+  readonly #checkpoint: ProcessCheckpoint
+  // What the checkpoint reads and fills: the records, the completions, and who hears an adopted process end.
+  readonly #state: CheckpointedState
   #starting = 0
   #closed = false
 
   private constructor(options: ProcessRegistryOptions) {
     this.options = options
-    this.#owner = { pid: process.pid, startTime: processStartTime(process.pid) ?? 0 }
+    this.#listeners = new Listeners((error) => options.log?.warn(`a process event listener threw: ${(error as Error).message}`))
     this.#caseInsensitive = isCaseInsensitiveFs(options.root)
-    this.#lock = new CheckpointLock(options.checkpoint)
+    this.#checkpoint = new ProcessCheckpoint(options)
     this.#queue = new CompletionQueue(() => this.#save())
+    this.#state = { records: this.#records, queue: this.#queue, onEnd: (p) => this.#onEnd(p) }
   }
 
   /** Whether commands run in the sandbox, and why not (what `doctor` prints). */
@@ -126,7 +122,7 @@ export class ProcessRegistry {
    */
   static async open(options: ProcessRegistryOptions): Promise<ProcessRegistry> {
     const registry = new ProcessRegistry(options)
-    await registry.#restore()
+    await registry.#checkpoint.restore(registry.#state)
     return registry
   }
 
@@ -163,10 +159,10 @@ export class ProcessRegistry {
       this.#starting--
     }
     this.#records.set(id, managed)
-    this.#handled.add(id)
+    this.#checkpoint.takeCharge(id)
     this.#save()
     const info = managed.info()
-    this.#emit({ type: 'spawned', process: info })
+    this.#listeners.emit({ type: 'spawned', process: info })
     return info
   }
 
@@ -246,8 +242,7 @@ export class ProcessRegistry {
 
   /** Listens to spawned, exited and completion events (for the CLI and the MCP server). */
   onEvent(listener: (event: ProcessEvent) => void): () => void {
-    this.#listeners.add(listener)
-    return () => this.#listeners.delete(listener)
+    return this.#listeners.add(listener)
   }
 
   /**
@@ -265,103 +260,23 @@ export class ProcessRegistry {
     await Promise.all([...this.#records.values()].map((p) => p.dispose(false)))
   }
 
-  async #restore(): Promise<void> {
-    const ended: Promise<void>[] = []
-    const listed = new Set<string>()
-    try {
-      // Decided and saved under the lock, so a second host starting now sees these entries owned. No
-      // checkpoint, nothing to adopt (and no lock file made in a workspace that never ran a process):
-      // a checkpoint written meanwhile lists only processes of a host that is open.
-      if (pathExists(this.options.checkpoint)) this.#lock.hold(() => {
-        const checkpoint = readCheckpoint(this.options.checkpoint, (message) => this.options.log?.warn(message))
-        for (const entry of checkpoint.processes) {
-          listed.add(path.resolve(entry.log))
-          const lost = this.#restoreEntry(entry)
-          if (lost) ended.push(lost)
-        }
-        for (const { owner, ...completion } of checkpoint.completions) {
-          if (this.#ownedByOpenHost(owner)) continue
-          this.#handledCompletions.add(completion.id)
-          this.#queue.push(completion)
-        }
-        this.#save()
-      })
-    } catch (error) {
-      this.options.log?.error(`could not restore the process checkpoint ${this.options.checkpoint}: ${(error as Error).message}; no process was adopted`)
-    }
-    await Promise.all(ended)
-    removeStaleLogs(this.options.dir, this.options.retentionMs, (file) => listed.has(file) || this.#records.has(path.basename(file, '.log')))
-  }
-
-  // One checkpoint entry: adopted when proven ours, else kept as ended; returns the wait for a lost
-  // entry's completion. Entries of another open host are left alone.
-  #restoreEntry(entry: CheckpointProcess): Promise<void> | undefined {
-    if (this.#ownedByOpenHost(entry.owner)) return undefined
-    this.#handled.add(entry.id)
-    // The host reads (and, after retention, deletes) an entry's log: only a log of ours, in our folder.
-    if (!/^proc_[0-9a-f]+$/.test(entry.id) || path.resolve(entry.log) !== path.join(this.options.dir, `${entry.id}.log`)) {
-      this.options.log?.warn(`process checkpoint entry ${JSON.stringify(entry.id)} names a log outside ${this.options.dir}; it was dropped, not adopted`)
-      return undefined
-    }
-    const spec = specOf(entry)
-    const marker = processMarker(entry.id, this.options.checkpoint)
-    if (isOurGroup(entry.pid, entry.startTime, marker)) {
-      const managed = ManagedProcess.adopt(spec, marker, this.options.bufferChars, (p) => this.#onEnd(p))
-      this.#records.set(entry.id, managed)
-      if (!entry.background) void managed.kill(this.options.killGraceMs)
-      return undefined
-    }
-    const alive = groupMembers(entry.pid).length > 0 || (!canVerifyProcesses && isSameProcess(entry.pid, entry.startTime))
-    if (alive) this.options.log?.warn(`process checkpoint entry ${entry.id} names pid ${entry.pid}, which ${canVerifyProcesses ? 'this workspace did not start (no identity marker of its own)' : 'cannot be verified on this platform (no /proc)'}; it was not adopted and will never be signalled`)
-    const note = alive
-      ? `not adopted: pid ${entry.pid} could not be proven a process this workspace started${canVerifyProcesses ? '' : ' (adoption needs /proc, i.e. Linux)'}; it is never signalled. Exit code unknown`
-      : 'ended while no host was watching (or its pid now names another process); exit code unknown'
-    const lost = ManagedProcess.lost(spec, this.options.bufferChars, note)
-    this.#records.set(entry.id, lost)
-    return entry.notify ? lost.exited.then(() => this.#queue.push(completionOf(lost))) : undefined
-  }
-
-  #ownedByOpenHost(owner: CheckpointOwner | null): boolean {
-    return owner !== null && isSameProcess(owner.pid, owner.startTime)
-  }
-
   #onEnd(managed: ManagedProcess): void {
     // After close, the next host owns the checkpoint; this one only lets go.
     if (this.#closed) return
     if (managed.spec.notify) {
       const completion = completionOf(managed)
-      this.#handledCompletions.add(completion.id)
+      this.#checkpoint.takeChargeOfCompletion(completion.id)
       this.#queue.push(completion)
-      this.#emit({ type: 'completion', completion })
+      this.#listeners.emit({ type: 'completion', completion })
     } else {
       this.#save()
     }
-    this.#emit({ type: 'exited', process: managed.info() })
+    this.#listeners.emit({ type: 'exited', process: managed.info() })
   }
 
-  // Rewrites the checkpoint under the lock, keeping entries of other hosts (ids this registry never took charge of).
+  // Rewrites the checkpoint (see ProcessCheckpoint.save); after close, the processes left are released.
   #save(): void {
-    const owner = this.#closed ? null : this.#owner
-    // Nothing to record and no checkpoint to update: no lock, no file, no folder.
-    if (this.#records.size === 0 && this.#queue.pending.length === 0 && !pathExists(this.options.checkpoint)) return
-    try {
-      this.#lock.hold(() => {
-        const existing = readCheckpoint(this.options.checkpoint)
-        const processes = [
-          ...existing.processes.filter((e) => !this.#handled.has(e.id)),
-          ...[...this.#records.values()].filter((p) => p.status === 'running').map((p) => ({ ...p.spec, owner })),
-        ]
-        const completions = [
-          ...existing.completions.filter((c) => !this.#handledCompletions.has(c.id)),
-          ...this.#queue.pending.map((c) => ({ ...c, owner })),
-        ]
-        const hadFile = existing.processes.length + existing.completions.length > 0
-        if (!hadFile && processes.length === 0 && completions.length === 0) return
-        writeCheckpoint(this.options.checkpoint, { version: 1, processes, completions })
-      })
-    } catch (error) {
-      this.options.log?.error(`could not write the process checkpoint ${this.options.checkpoint}: ${(error as Error).message}; a crash now would lose track of running processes`)
-    }
+    this.#checkpoint.save(this.#state, this.#closed)
   }
 
   #prune(): void {
@@ -387,45 +302,7 @@ export class ProcessRegistry {
   #newId(): string {
     for (;;) {
       const id = `proc_${randomBytes(6).toString('hex')}`
-      if (!this.#records.has(id) && !this.#handled.has(id)) return id
+      if (!this.#records.has(id) && !this.#checkpoint.isInCharge(id)) return id
     }
-  }
-
-  #emit(event: ProcessEvent): void {
-    for (const listener of this.#listeners) {
-      try {
-        listener(event)
-      } catch (error) {
-        this.options.log?.warn(`a process event listener threw: ${(error as Error).message}`)
-      }
-    }
-  }
-}
-
-function specOf(entry: CheckpointProcess): ProcessSpec {
-  const { owner: _owner, ...spec } = entry
-  return spec
-}
-
-function completionOf(managed: ManagedProcess): ProcessCompletion {
-  const note = managed.note
-  return {
-    id: managed.id,
-    command: managed.spec.command,
-    exitCode: managed.exitCode,
-    signal: managed.signal,
-    tail: managed.tail.buffer.tail(1000),
-    endedAt: new Date(managed.endedAt ?? Date.now()).toISOString(),
-    ...(note === undefined ? {} : { note }),
-  }
-}
-
-// lstat, not exists: a planted link is still "there" (reading it then refuses it, with a warning).
-function pathExists(file: string): boolean {
-  try {
-    lstatSync(file)
-    return true
-  } catch {
-    return false
   }
 }

@@ -1,0 +1,221 @@
+import type { PermissionMode } from '../config/types.js'
+import { argumentLimitsOf, checkArgumentLimits } from '../dispatch/argument-limits.js'
+import { bindAsker } from '../dispatch/call-context.js'
+import { describeThrown } from '../errors.js'
+import type { AuthoriseItem, Host } from '../host.js'
+import { describeSchemaErrors } from '../schema.js'
+import type { PermissionResult, ToolContext, ToolError } from '../types.js'
+import type { SessionApprovals } from './approvals.js'
+import { decidePermission } from './decide.js'
+import { JudgedCall, snapshotArgs } from './judged-call.js'
+import { isEditCall, type CallFacts } from './modes.js'
+import type { PermissionRules } from './rules.js'
+import { safeDestructive, safeReadOnly, subjectKeys, subjectOf, type CallSubject, type SubjectContext } from './subjects.js'
+
+/** A call after the tool had its say and the permission system decided: decided, or refused outright. */
+export type Judged = { refused: ToolError; item: AuthoriseItem } | JudgedCall
+
+export interface CallJudgeOptions {
+  mode: PermissionMode
+  rules: PermissionRules
+  /** What the person allowed for the session (shared with the gate, which remembers the answers). */
+  session: SessionApprovals
+  /** `permissions.check_timeout_ms`: how long a tool's own permission check may take. */
+  checkTimeoutMs: number
+  caseInsensitive: boolean
+  /** `dispatch.path_scoped`: tools whose calls are judged on their paths whatever they declare. */
+  pathScoped: ReadonlySet<string>
+}
+
+/**
+ * Judges one call at a time: the tool's own say (`checkPermissions`, within
+ * `permissions.check_timeout_ms`, its new arguments checked like a model's), then the permission
+ * decision (`decidePermission`) on the call's facts and, where the decision can depend on it, its
+ * rule subject. A fault judging one call refuses that call alone, never its batch.
+ *
+ * @example
+ * const judge = new CallJudge({ mode: 'default', rules, session, checkTimeoutMs: 5000, caseInsensitive: false, pathScoped: new Set() })
+ * const judged = await judge.judge(item, signal, host) // a JudgedCall, or { item, refused }
+ */
+export class CallJudge {
+  readonly #mode: PermissionMode
+  readonly #rules: PermissionRules
+  readonly #session: SessionApprovals
+  readonly #checkTimeoutMs: number
+  readonly #caseInsensitive: boolean
+  readonly #pathScoped: ReadonlySet<string>
+  // Per tool name: does any allow, ask or deny rule name it? (Rules are fixed at start-up.)
+  readonly #named = new Map<string, boolean>()
+  #plain: SubjectContext | undefined
+
+  constructor(options: CallJudgeOptions) {
+    this.#mode = options.mode
+    this.#rules = options.rules
+    this.#session = options.session
+    this.#checkTimeoutMs = options.checkTimeoutMs
+    this.#caseInsensitive = options.caseInsensitive
+    this.#pathScoped = options.pathScoped
+  }
+
+  /** Judges a call whose tool may have a permission check to wait for. Never rejects. */
+  async judge(item: AuthoriseItem, signal: AbortSignal, host: Host): Promise<Judged> {
+    try {
+      return await this.#judgeUnsafe(item, signal, host)
+    } catch (error) {
+      return decisionFailed(item, error)
+    }
+  }
+
+  /** Judges calls whose tools have no permission check, at once. */
+  assessAll(items: readonly AuthoriseItem[], host: Host): Judged[] {
+    const judged: Judged[] = new Array(items.length)
+    for (let k = 0; k < items.length; k++) {
+      const item = items[k]!
+      try {
+        judged[k] = this.#assess(item, item.args, undefined, host)
+      } catch (error) {
+        judged[k] = decisionFailed(item, error)
+      }
+    }
+    return judged
+  }
+
+  async #judgeUnsafe(item: AuthoriseItem, signal: AbortSignal, host: Host): Promise<Judged> {
+    const { tool } = item
+    if (!tool.checkPermissions) return this.#assess(item, item.args, undefined, host)
+    let said: unknown
+    // The tool's check gets its own signal: aborted by the run's interrupt, or when it runs out of time.
+    const own = new AbortController()
+    const onAbort = (): void => own.abort(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    let timer: NodeJS.Timeout | undefined
+    try {
+      const answer = tool.checkPermissions(item.args, permissionContext(item, own.signal, host))
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(CHECK_TIMED_OUT), this.#checkTimeoutMs)
+      })
+      said = await Promise.race([answer, timeout])
+    } catch (error) {
+      if (error === CHECK_TIMED_OUT) {
+        own.abort(new Error(`the permission check ran out of time (${this.#checkTimeoutMs} ms)`))
+        return { item, refused: { code: 'E_DENIED', message: `${tool.name} did not run: its permission check did not answer within ${this.#checkTimeoutMs} ms (permissions.check_timeout_ms); this is a fault in the tool, not in your call` } }
+      }
+      return { item, refused: { code: 'E_DENIED', message: `${tool.name} did not run: its permission check failed (${describeThrown(error)}); this is a fault in the tool, not in your call` } }
+    } finally {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', onAbort)
+    }
+    const checked = checkToolSay(said)
+    if (typeof checked === 'string') return { item, refused: { code: 'E_DENIED', message: `${tool.name} did not run: its permission check returned ${checked}; this is a fault in the tool, not in your call` } }
+    let args = item.args
+    if ('updatedArgs' in checked && checked.updatedArgs !== undefined) {
+      const invalid = revalidate(host, tool.name, checked.updatedArgs)
+      if (invalid) return { item, refused: invalid }
+      args = checked.updatedArgs
+    }
+    return this.#assess(item, args, checked, host)
+  }
+
+  // Decides a call once the tool had its say. The rule subject is worked out now only when the
+  // decision can depend on it; otherwise it is made lazily (see JudgedCall), from the snapshot.
+  #assess(item: AuthoriseItem, args: Record<string, unknown>, toolSay: PermissionResult | undefined, host: Host): JudgedCall {
+    const { tool } = item
+    const snapshot = snapshotArgs(args)
+    const pathScoped = tool.pathScoped || this.#pathScoped.has(tool.name)
+    const context = pathScoped ? { root: host.root, caseInsensitive: this.#caseInsensitive, pathScoped } : this.#plainContext(host.root)
+    if (!pathScoped && args === item.args && !this.#rulesName(tool.name) && !this.#session.hasTool(tool.name)) {
+      // No rule names the tool, no session approval covers it, and a subject that is not paths is
+      // never a file edit: the decision cannot depend on the subject.
+      const behaviour = { root: host.root }
+      const destructive = safeDestructive(tool, args, behaviour)
+      const facts: CallFacts = { readOnly: safeReadOnly(tool, args, behaviour), destructive, edit: false }
+      const decision = decidePermission({ toolName: tool.name, mode: this.#mode, rules: this.#rules, subjects: NO_SUBJECTS, facts, toolSay, sessionAllowed: false, caseInsensitive: this.#caseInsensitive })
+      return new JudgedCall(item, args, snapshot, context, decision, facts)
+    }
+    const subject = subjectOf(tool, args, context)
+    const subjects = args === item.args ? [subject] : [subject, subjectOf(tool, item.args, context)]
+    const keys = subjects.flatMap(subjectKeys)
+    const destructive = safeDestructive(tool, args, { root: host.root })
+    const facts: CallFacts = { readOnly: safeReadOnly(tool, args, { root: host.root }), destructive, edit: isEditCall(tool.name, subject, destructive) }
+    const decision = decidePermission({
+      toolName: tool.name,
+      mode: this.#mode,
+      rules: this.#rules,
+      subjects,
+      facts,
+      toolSay,
+      sessionAllowed: this.#session.covers(tool.name, keys),
+      caseInsensitive: this.#caseInsensitive,
+    })
+    return new JudgedCall(item, args, snapshot, context, decision, facts, subject, keys)
+  }
+
+  // The subject context of a tool that is not path-scoped (one per root, shared by its calls).
+  #plainContext(root: string): SubjectContext {
+    if (this.#plain?.root !== root) this.#plain = { root, caseInsensitive: this.#caseInsensitive, pathScoped: false }
+    return this.#plain
+  }
+
+  #rulesName(tool: string): boolean {
+    let named = this.#named.get(tool)
+    if (named === undefined) {
+      const { allow, ask, deny } = this.#rules
+      named = allow.some((r) => r.namesTool(tool)) || ask.some((r) => r.namesTool(tool)) || deny.some((r) => r.namesTool(tool))
+      this.#named.set(tool, named)
+    }
+    return named
+  }
+}
+
+/**
+ * A fault of the permission system itself while deciding one call: that call is refused.
+ *
+ * @example
+ * decisionFailed(item, new Error('odd arguments')) // { item, refused: { code: 'E_DENIED', message: '… deciding its permission failed (odd arguments) …' } }
+ */
+export function decisionFailed(item: AuthoriseItem, error: unknown): { refused: ToolError; item: AuthoriseItem } {
+  return { item, refused: { code: 'E_DENIED', message: `${item.tool.name} did not run: deciding its permission failed (${describeThrown(error)}); try again, or ask the user to check the permission settings` } }
+}
+
+const NO_SUBJECTS: readonly CallSubject[] = []
+
+const CHECK_TIMED_OUT = new Error('the permission check timed out')
+
+const BEHAVIORS = new Set(['allow', 'deny', 'ask', 'passthrough'])
+
+// A tool's answer, checked (tools are trusted code, but a malformed answer must fail closed).
+function checkToolSay(said: unknown): PermissionResult | string {
+  if (typeof said !== 'object' || said === null) return `${JSON.stringify(said) ?? String(said)} instead of a permission result`
+  const behavior = (said as { behavior?: unknown }).behavior
+  if (typeof behavior !== 'string' || !BEHAVIORS.has(behavior)) return `an unknown behavior ${JSON.stringify(behavior)}`
+  if (behavior === 'deny' && typeof (said as { message?: unknown }).message !== 'string') return 'deny without a message'
+  return said as PermissionResult
+}
+
+// Arguments a tool's permission check put in place of the model's are checked like the model's.
+function revalidate(host: Host, name: string, updated: unknown): ToolError | undefined {
+  const prefix = `${name} did not run: its permission check produced invalid arguments`
+  const suffix = 'this is a fault in the tool, not in your call'
+  if (typeof updated !== 'object' || updated === null || Array.isArray(updated)) return { code: 'E_ARGS_INVALID', message: `${prefix} (not an object); ${suffix}` }
+  const problem = checkArgumentLimits(updated, argumentLimitsOf(host.config), true)
+  if (problem !== undefined) return { code: 'E_ARGS_INVALID', message: `${prefix} (${problem}); ${suffix}` }
+  const entry = host.registry.entry(name)
+  if (!entry) return { code: 'E_TOOL_UNKNOWN', message: `the tool "${name}" was removed` }
+  if (entry.validate(updated)) return undefined
+  return { code: 'E_ARGS_INVALID', message: `${prefix}: ${describeSchemaErrors(entry.validate.errors, updated).join('; ')}; ${suffix}` }
+}
+
+function permissionContext(item: AuthoriseItem, signal: AbortSignal, host: Host): ToolContext {
+  return {
+    signal,
+    callId: item.call.id,
+    root: host.root,
+    config: host.config,
+    log: host.log,
+    session: host.session,
+    ask: host.ask && bindAsker(host.ask, item.call.id, () => signal),
+    services: host.services,
+    env: host.env,
+    progress: () => undefined,
+  }
+}
