@@ -150,7 +150,12 @@ export class Host {
     return this.#now()
   }
 
-  /** Listens to scheduling events (queued, waiting, started, finished, released) and progress. */
+  /**
+   * Listens to every host event: the host's own about each call (admitted, refused, approval), the
+   * scheduler's (queued, waiting, waiting-worker, waiting-rate, started, finished, released), and a
+   * handler's progress and log lines (docs/embedding.md lists each with its fields). Events are built
+   * only while someone listens; returns a function that stops listening.
+   */
   onEvent(listener: (event: HostEvent) => void): () => void {
     return this.#events.add(listener)
   }

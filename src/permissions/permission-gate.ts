@@ -22,7 +22,11 @@ export interface PermissionGateOptions {
   configFile: string | undefined
   /** The canonical workspace root. */
   root: string
-  /** Who approves calls that ask; without one they are denied with `E_DENIED`. */
+  /**
+   * Who approves calls that ask. What it cannot ask (`cannot-ask`), or every such call when there is
+   * none, goes to a standby approver while one is present (the console, `attachStandby`); else the
+   * call is denied with `E_DENIED`, saying no one could be asked and what would allow it.
+   */
   approve?: ApproveHandler | undefined
   log: Logger
   /** Who reads denials, so they name the way out that reader can take (default `developer`). */
