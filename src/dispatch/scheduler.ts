@@ -49,7 +49,15 @@ export class Scheduler {
     if (!Number.isInteger(options.maxWorkers) || options.maxWorkers < 1) {
       throw new TypeError(`Expected \`maxWorkers\` to be an integer ≥ 1, got \`${String(options.maxWorkers)}\` (${typeof options.maxWorkers})`)
     }
-    this.#pool = new WorkerPool({ concurrency: options.maxWorkers, run: (job) => this.#runJob(job as Job), ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}) })
+    this.#pool = new WorkerPool({
+      concurrency: options.maxWorkers,
+      run: (job) => this.#runJob(job as Job),
+      ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
+      // New rate limits moved waiting calls: their new wait is announced like an arrival's.
+      onMoved: (jobs) => {
+        if (this.#wantsEvents()) this.#announceWaits(jobs as Job[], 0)
+      },
+    })
     this.#estimates = options.estimates ?? new DurationEstimates()
     this.#criticalPath = options.priority !== 'call-order'
     this.#now = options.now

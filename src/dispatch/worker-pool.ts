@@ -59,7 +59,10 @@ const ignore = (): void => {}
  */
 export class WorkerPool {
   readonly #queue: PQueue<ReadyQueue, ReadyOptions>
+  // p-queue's queue of calls waiting for a worker (the instance p-queue made of our queue class).
+  #ready: ReadyQueue | undefined
   readonly #run: (job: PoolJob) => Promise<unknown> | undefined
+  readonly #onMoved: ((jobs: readonly PoolJob[]) => void) | undefined
   #running = 0
   #peak = 0
   // Rate-cleared calls handed to the worker queue and not yet started: they count as busy workers.
@@ -69,9 +72,21 @@ export class WorkerPool {
   #rulesVersion = 0
   readonly #groups = new Map<string, RateGroup>()
 
-  constructor(options: { concurrency: number; run: (job: PoolJob) => Promise<unknown> | undefined; rateLimits?: Readonly<Record<string, RateLimit>> }) {
-    this.#queue = new PQueue<ReadyQueue, ReadyOptions>({ concurrency: options.concurrency, queueClass: ReadyQueue })
+  /** `onMoved`: calls that new rate limits moved (into a rate group, or out of one), to announce their new wait. */
+  constructor(options: { concurrency: number; run: (job: PoolJob) => Promise<unknown> | undefined; rateLimits?: Readonly<Record<string, RateLimit>>; onMoved?: (jobs: readonly PoolJob[]) => void }) {
+    // The queue class hands each instance p-queue makes of it back to this pool (see `setRateLimits`).
+    const pool = this
+    this.#queue = new PQueue<ReadyQueue, ReadyOptions>({
+      concurrency: options.concurrency,
+      queueClass: class WorkerQueue extends ReadyQueue {
+        constructor() {
+          super()
+          pool.#ready = this
+        }
+      },
+    })
     this.#run = options.run
+    this.#onMoved = options.onMoved
     if (options.rateLimits) this.setRateLimits(options.rateLimits)
   }
 
@@ -137,34 +152,53 @@ export class WorkerPool {
   }
 
   /**
-   * New rate limits. Groups whose limits are unchanged keep their queue (and window); a group whose
-   * `concurrency` alone changed takes it at once; otherwise its waiting calls move to wherever the
-   * new rules put them (a fresh window). Calls already running are not touched.
+   * New rate limits, for every call not yet started. Groups whose limits are unchanged keep their
+   * queue (and window); a group whose `concurrency` alone changed takes it at once. Every other
+   * waiting call goes wherever the new rules put it: a call of a changed or removed group, a call
+   * whose tool a different rule now covers, and a call waiting for a worker that a rule now covers
+   * (it leaves the worker queue for its group). Calls already running, or already given their rate
+   * slot, are not touched.
    */
   setRateLimits(limits: Readonly<Record<string, RateLimit>>): void {
     this.#rules = compileRateLimits(limits)
     this.#rulesVersion++
     const moved: PoolJob[] = []
+    const leave = (job: PoolJob): void => {
+      job.rate!.abort.abort() // p-queue drops the waiting task; no rate slot is used
+      job.rate = undefined
+      job.place = 'none'
+      moved.push(job)
+    }
     for (const [key, group] of this.#groups) {
       const rule = this.#rules.find((r) => r.key === key)
-      if (rule && sameRateLimit(rule.limit, group.rule.limit)) continue
-      if (rule && rule.limit.calls === group.rule.limit.calls && rule.limit.per_ms === group.rule.limit.per_ms) {
-        this.#groups.set(key, { ...group, rule })
-        group.queue.concurrency = rule.limit.concurrency ?? Number.POSITIVE_INFINITY
+      const kept = rule !== undefined && rule.limit.calls === group.rule.limit.calls && rule.limit.per_ms === group.rule.limit.per_ms
+      if (!kept) {
+        this.#groups.delete(key)
+        for (const job of group.waiting) leave(job)
+        group.waiting.clear()
         continue
       }
-      this.#groups.delete(key)
+      if (!sameRateLimit(rule.limit, group.rule.limit)) {
+        this.#groups.set(key, { ...group, rule })
+        group.queue.concurrency = rule.limit.concurrency ?? Number.POSITIVE_INFINITY
+      }
       for (const job of group.waiting) {
-        job.rate!.abort.abort()
-        job.rate = undefined
+        if (job.profile !== undefined && this.ruleOf(job.profile)?.key === key) continue
+        group.waiting.delete(job)
+        leave(job)
+      }
+    }
+    if (this.#rules.length > 0) {
+      const covered = this.#ready?.take((job) => isPoolJob(job) && job.place === 'worker' && job.profile !== undefined && this.ruleOf(job.profile) !== undefined) ?? []
+      for (const job of covered as PoolJob[]) {
         job.place = 'none'
         moved.push(job)
       }
-      group.waiting.clear()
     }
     moved.sort((a, b) => a.seq - b.seq)
     for (const job of moved) this.enqueue(job)
     this.#balance()
+    if (moved.length > 0) this.#onMoved?.(moved)
   }
 
   /** Hands the pool a call whose waits are over; it starts at once when a worker (and its rate slot) is free. */
@@ -221,7 +255,7 @@ export class WorkerPool {
     job.place = priority === FIRST ? 'cleared' : 'worker'
     // No `signal`, no timeout, no listener: p-queue adds no abort plumbing per call. The returned
     // promise is dropped: the task never throws (the scheduler turns every failure into an outcome).
-    void this.#queue.add<unknown>(() => this.#start(job), { priority, id: job.key, seq: job.seq })
+    void this.#queue.add<unknown>(() => this.#start(job), { priority, id: job.key, seq: job.seq, item: job })
   }
 
   #start(job: PoolJob): Promise<unknown> | undefined {
@@ -285,4 +319,8 @@ export class WorkerPool {
       if (group.queue.isPaused) group.queue.start()
     }
   }
+}
+
+function isPoolJob(item: unknown): item is PoolJob {
+  return typeof item === 'object' && item !== null && 'place' in item
 }

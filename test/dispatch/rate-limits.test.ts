@@ -103,6 +103,43 @@ describe('rate_limits', () => {
   })
 })
 
+describe('new rate limits reach every call not yet started (live config × waits)', () => {
+  test('a rule added while calls wait for a worker applies to them: they leave the worker queue for their rate group', async () => {
+    const { scheduler, call, starts, events } = setUp(1, {})
+    const outcomes = scheduler.submit([call('long', 'build', 100), call('s1', 'web_search', 10), call('s2', 'web_search', 10), call('s3', 'web_search', 10)])
+    await vi.advanceTimersByTimeAsync(50)
+    scheduler.pool.setRateLimits({ web_search: { calls: 1, per_ms: 1000 } })
+    await vi.advanceTimersByTimeAsync(5000)
+    await Promise.all(outcomes)
+    expect(starts).toEqual([['long', 0], ['s1', 100], ['s2', 1100], ['s3', 2100]])
+    // While the one worker is busy they wait for it; the move is announced so the timeline knows.
+    const moved = events.filter((e) => e.at === 50 && (e.type === 'waiting-worker' || e.type === 'waiting-rate')).map((e) => [e.type, e.id])
+    expect(moved).toEqual([['waiting-worker', 's1'], ['waiting-worker', 's2'], ['waiting-worker', 's3']])
+  })
+
+  test('calls moved to their rate group are announced as waiting for the rate when a worker is free', async () => {
+    const { scheduler, call, starts, events } = setUp(4, { 'web*': { concurrency: 1 } })
+    const outcomes = scheduler.submit([call('s1', 'web_search', 100), call('s2', 'web_search', 10), call('s3', 'web_search', 10)])
+    await vi.advanceTimersByTimeAsync(50)
+    // A rule naming the tool now wins over the glob: the waiting calls go to its group.
+    scheduler.pool.setRateLimits({ 'web*': { concurrency: 1 }, web_search: { calls: 1, per_ms: 1000 } })
+    await vi.advanceTimersByTimeAsync(5000)
+    await Promise.all(outcomes)
+    expect(starts).toEqual([['s1', 0], ['s2', 50], ['s3', 1050]])
+    expect(events.filter((e) => e.type === 'waiting-rate' && e.at === 50).map((e) => e.type === 'waiting-rate' && [e.id, e.group])).toEqual([['s3', 'web_search']])
+  })
+
+  test('a rule removed frees the calls waiting in its group, and a call running keeps its limit', async () => {
+    const { scheduler, call, starts } = setUp(4, { web_search: { calls: 1, per_ms: 10_000 } })
+    const outcomes = scheduler.submit(['s1', 's2', 's3'].map((id) => call(id, 'web_search', 10)))
+    await vi.advanceTimersByTimeAsync(100)
+    scheduler.pool.setRateLimits({})
+    await vi.advanceTimersByTimeAsync(100)
+    await Promise.all(outcomes)
+    expect(starts).toEqual([['s1', 0], ['s2', 100], ['s3', 100]])
+  })
+})
+
 describe('max_workers while running', () => {
   test('a new worker limit applies to calls not yet started; running ones go on', async () => {
     const { scheduler, call, starts } = setUp(1, {})
