@@ -33,8 +33,8 @@ interface Spec {
 
 const footprintArb: fc.Arbitrary<Footprint> = fc.oneof(
   fc.constant<Footprint>({ kind: 'free' }),
-  fc.constant<Footprint>({ kind: 'barrier' }),
-  fc.record({ path: fc.constantFrom('/w/a', '/w/a/x', '/w/b'), access: fc.constantFrom<'read' | 'write'>('read', 'write') }).map((t): Footprint => ({ kind: 'scoped', touches: [t] })),
+  fc.constant<Footprint>({ kind: 'barrier', reason: 'runs alone' }),
+  fc.record({ target: fc.constantFrom('/w/a', '/w/a/x', '/w/b'), access: fc.constantFrom<'read' | 'write'>('read', 'write') }).map((t): Footprint => ({ kind: 'scoped', touches: [{ ...t, label: t.target, isKey: false }] })),
 )
 const specArb: fc.Arbitrary<Spec> = fc.record({ tool: fc.constantFrom(...TOOLS), footprint: footprintArb, gate: fc.constantFrom<Spec['gate']>('none', 'none', 'allow', 'deny') })
 
