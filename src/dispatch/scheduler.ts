@@ -57,6 +57,10 @@ export class Scheduler {
       onMoved: (jobs) => {
         if (this.#wantsEvents()) this.#announceWaits(jobs as Job[], 0)
       },
+      // Announced as waiting for a worker; a worker is free now and they still wait: for the rate.
+      onRateWait: (jobs) => {
+        if (this.#wantsEvents()) for (const job of jobs as Job[]) if (job.poolWait !== 'rate' && job.state === 'pending') this.#announceRateWait(job)
+      },
     })
     this.#estimates = options.estimates ?? new DurationEstimates()
     this.#criticalPath = options.priority !== 'call-order'
@@ -292,15 +296,21 @@ export class Scheduler {
     let behind: string[] | undefined
     for (let i = from; i < arrivals.length; i++) {
       const job = arrivals[i]!
-      if (job.place === 'worker') {
+      if (job.place === 'worker' || (job.place === 'rate' && this.#pool.isSaturated())) {
         behind ??= this.#runningIds()
+        job.poolWait = 'worker'
         this.#emit({ type: 'waiting-worker', id: job.call.id, seq: job.seq, at: this.#now(), behind })
       } else if (job.place === 'rate') {
-        const group = this.#pool.groupOf(job)!
-        if (this.#pool.isSaturated()) this.#emit({ type: 'waiting-worker', id: job.call.id, seq: job.seq, at: this.#now(), behind: (behind ??= this.#runningIds()) })
-        else this.#emit({ type: 'waiting-rate', id: job.call.id, seq: job.seq, at: this.#now(), group: group.rule.key, limit: group.rule.limit })
+        this.#announceRateWait(job)
       }
     }
+  }
+
+  #announceRateWait(job: Job): void {
+    const group = this.#pool.groupOf(job)
+    if (group === undefined) return
+    job.poolWait = 'rate'
+    this.#emit({ type: 'waiting-rate', id: job.call.id, seq: job.seq, at: this.#now(), group: group.rule.key, limit: group.rule.limit })
   }
 
   #runningIds(): string[] {

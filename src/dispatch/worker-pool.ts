@@ -63,6 +63,7 @@ export class WorkerPool {
   #ready: ReadyQueue | undefined
   readonly #run: (job: PoolJob) => Promise<unknown> | undefined
   readonly #onMoved: ((jobs: readonly PoolJob[]) => void) | undefined
+  readonly #onRateWait: ((jobs: readonly PoolJob[]) => void) | undefined
   #running = 0
   #peak = 0
   // Rate-cleared calls handed to the worker queue and not yet started: they count as busy workers.
@@ -72,8 +73,12 @@ export class WorkerPool {
   #rulesVersion = 0
   readonly #groups = new Map<string, RateGroup>()
 
-  /** `onMoved`: calls that new rate limits moved (into a rate group, or out of one), to announce their new wait. */
-  constructor(options: { concurrency: number; run: (job: PoolJob) => Promise<unknown> | undefined; rateLimits?: Readonly<Record<string, RateLimit>>; onMoved?: (jobs: readonly PoolJob[]) => void }) {
+  /**
+   * `onMoved`: calls that new rate limits moved (into a rate group, or out of one), to announce their
+   * new wait. `onRateWait`: calls that waited for a worker in their rate group and, now that a worker
+   * is free, still wait, for their rate slot.
+   */
+  constructor(options: { concurrency: number; run: (job: PoolJob) => Promise<unknown> | undefined; rateLimits?: Readonly<Record<string, RateLimit>>; onMoved?: (jobs: readonly PoolJob[]) => void; onRateWait?: (jobs: readonly PoolJob[]) => void }) {
     // The queue class hands each instance p-queue makes of it back to this pool (see `setRateLimits`).
     const pool = this
     this.#queue = new PQueue<ReadyQueue, ReadyOptions>({
@@ -87,6 +92,7 @@ export class WorkerPool {
     })
     this.#run = options.run
     this.#onMoved = options.onMoved
+    this.#onRateWait = options.onRateWait
     if (options.rateLimits) this.setRateLimits(options.rateLimits)
   }
 
@@ -314,10 +320,15 @@ export class WorkerPool {
       this.#pauseGroups()
       return
     }
+    let waitingForRate: PoolJob[] | undefined
     for (const group of this.#groups.values()) {
       if (this.isSaturated()) break
-      if (group.queue.isPaused) group.queue.start()
+      if (!group.queue.isPaused) continue
+      // p-queue gives free rate slots at once; the calls still waiting now wait for their rate.
+      group.queue.start()
+      if (group.waiting.size > 0 && this.#onRateWait) (waitingForRate ??= []).push(...group.waiting)
     }
+    if (waitingForRate) this.#onRateWait!(waitingForRate)
   }
 }
 

@@ -83,6 +83,18 @@ describe('rate_limits', () => {
     expect(starts).toEqual([['long', 0], ['s1', 1500], ['s2', 1510], ['s3', 2500]])
   })
 
+  test('a call announced as waiting for a worker is announced as waiting for its rate once a worker is free and its slot is not', async () => {
+    const { scheduler, call, starts, events } = setUp(1, { web_search: { calls: 1, per_ms: 1000 } })
+    const outcomes = scheduler.submit([call('s1', 'web_search', 10), call('s2', 'web_search', 10), call('s3', 'web_search', 10)])
+    await vi.advanceTimersByTimeAsync(3000)
+    await Promise.all(outcomes)
+    expect(starts).toEqual([['s1', 0], ['s2', 1000], ['s3', 2000]])
+    // From 10 ms the worker is idle: the console and the trace must say the rate is what they wait for.
+    const pool = (id: string) => events.filter((e) => e.id === id && (e.type === 'waiting-worker' || e.type === 'waiting-rate')).map((e) => [e.type, e.at])
+    expect(pool('s2')).toEqual([['waiting-worker', 0], ['waiting-rate', 10]])
+    expect(pool('s3')).toEqual([['waiting-worker', 0], ['waiting-rate', 10]])
+  })
+
   test('concurrency: a glob group runs at most `concurrency` of its calls at once, across its tools', async () => {
     const { scheduler, call, starts, peak } = setUp(8, { 'mcp_github_*': { concurrency: 2 } })
     const outcomes = scheduler.submit([call('g1', 'mcp_github_search', 100), call('g2', 'mcp_github_issue', 100), call('g3', 'mcp_github_search', 100), call('x', 'other', 100)])
