@@ -221,30 +221,23 @@ export function withoutIntroducedNulls(calls: readonly ToolCall[], strictTool: (
 }
 
 /**
- * The tools a host has offered in strict mode (so their calls get introduced nulls removed).
- * Kept by tool object: a tool replaced by a hot reload is strict again only once offered again.
+ * The tools a host has offered in strict mode (so their calls get introduced nulls removed). Kept
+ * by name: a model keeps the definitions it was given, so after a hot reload replaces a tool it
+ * still sends nulls for the optional arguments; they are taken out against the current schema.
  */
 export class StrictTools {
-  readonly #tools = new WeakSet<AnyTool>()
-  #any = false
+  readonly #names = new Set<string>()
 
   /** Records the tools of `definitions` that strict mode renders strictly (those with a strict form). */
   remember(definitions: readonly OpenAIToolDefinition[], registry: { get(name: string): AnyTool | undefined }): void {
     for (const d of definitions) {
-      const tool = toStrictSchema(d.function.parameters) ? registry.get(d.function.name) : undefined
-      if (tool) {
-        this.#tools.add(tool)
-        this.#any = true
-      }
+      if (toStrictSchema(d.function.parameters) && registry.get(d.function.name)) this.#names.add(d.function.name)
     }
   }
 
   /** The calls with introduced nulls removed for tools offered in strict mode (`calls` itself when none were). */
   prepare(calls: readonly ToolCall[], registry: { get(name: string): AnyTool | undefined }, limits: ArgumentLimits): readonly ToolCall[] {
-    if (!this.#any) return calls
-    return withoutIntroducedNulls(calls, (name) => {
-      const tool = registry.get(name)
-      return tool && this.#tools.has(tool) ? tool : undefined
-    }, limits)
+    if (this.#names.size === 0) return calls
+    return withoutIntroducedNulls(calls, (name) => (this.#names.has(name) ? registry.get(name) : undefined), limits)
   }
 }

@@ -7,7 +7,7 @@ import path from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { replay, runResponsesLoop, type ResponseItem, type ResponsesResponse } from '../../examples/openai-loop.js'
 import { stripIntroducedNulls, toStrictSchema } from '../../src/adapters/openai-strict.js'
-import { createHost, registry, type Host } from '../../src/index.js'
+import { createHost, defineTool, registry, type Host } from '../../src/index.js'
 import { loadPluginFile } from '../../src/loader/load-plugins.js'
 import { silentLogger } from '../../src/logger.js'
 import { createAjv } from '../../src/schema.js'
@@ -227,3 +227,27 @@ function isStrictEverywhere(node: unknown): boolean {
   }
   return Object.values(schema).every(isStrictEverywhere)
 }
+
+describe('strict mode × hot reload', () => {
+  afterEach(() => registry.clear())
+
+  test('a tool offered in strict mode and then reloaded (same name) still has the nulls the model sends for it taken out', async () => {
+    const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolhost-strict-reload-')))
+    const source = path.join(root, 'plugins', 'notes.ts')
+    const define = (version: number) => registry.replaceSource(source, async () => {
+      registry.register(defineTool({ name: 'take_note', description: `v${version}`, parameters: { type: 'object', properties: { text: { type: 'string' }, tag: { type: 'string' } }, required: ['text'], additionalProperties: false }, parallelSafe: true, handler: (args: { text: string; tag?: string }) => `v${version}: ${args.text}${args.tag === undefined ? '' : ` #${args.tag}`}` }))
+    })
+    const host = await createHost({ root, loadPlugins: false, log: silentLogger, env: {}, config: { plugins: { dirs: [] }, env_file: '', permissions: { mode: 'bypass' }, openai: { strict: true } } })
+    try {
+      await define(1)
+      await host.definitions('openai-responses')
+      const call = { id: 'n', name: 'take_note', arguments: '{"text":"milk","tag":null}' }
+      expect((await host.call(call)).content).toBe('v1: milk')
+      await define(2) // the file changed on disk; the model still holds the strict definitions
+      expect(await host.call(call)).toMatchObject({ ok: true, content: 'v2: milk' })
+    } finally {
+      await host.close()
+      rmSync(root, { recursive: true, force: true })
+    }
+  })
+})
