@@ -48,7 +48,8 @@ const ignore = (): void => {}
  * A call under a `rate_limits` rule first waits in its group's own p-queue (`interval`/`intervalCap`
  * in strict, sliding-window mode, and the group's `concurrency`) without holding a worker; once its
  * rate slot is given it goes first in line for a worker. Group queues are paused while every worker
- * is busy, so a rate slot is only taken when a worker is free to use it at once.
+ * is busy (or new starts are held off, `throttle`), so a rate slot is only taken when a worker is
+ * free to use it at once.
  *
  * The scheduler reports each handler's start (`started`) and the moment its slot frees (`freed`:
  * when the handler settles or is abandoned), and every call's release (`released`).
@@ -139,8 +140,14 @@ export class WorkerPool {
   throttle(on: boolean): void {
     if (on === this.#throttled) return
     this.#throttled = on
-    if (on) this.#queue.pause()
-    else this.#queue.start()
+    if (on) {
+      this.#queue.pause()
+      // No worker can be used now: rate groups give no slot either (it would be spent waiting).
+      this.#pauseGroups()
+    } else {
+      this.#queue.start()
+      this.#balance()
+    }
   }
 
   /** The rate rules in force (config order). */
@@ -275,7 +282,7 @@ export class WorkerPool {
     job.rate = slot
     job.place = 'rate'
     group.waiting.add(job)
-    if (group.queue.isPaused && !this.isSaturated()) group.queue.start()
+    if (group.queue.isPaused && this.#canStart()) group.queue.start()
     group.queue.add<unknown>(() => this.#rateCleared(job, slot), { priority: job.bottom, id: job.key, seq: job.seq, signal: slot.abort.signal }).catch(ignore)
   }
 
@@ -302,12 +309,17 @@ export class WorkerPool {
         queueClass: ReadyQueue,
         concurrency: concurrency ?? Number.POSITIVE_INFINITY,
         ...(timed ? { intervalCap: calls, interval: perMs, strict: true } : {}),
-        autoStart: !this.isSaturated(),
+        autoStart: this.#canStart(),
       })
       group = { rule, queue, waiting: new Set() }
       this.#groups.set(rule.key, group)
     }
     return group
+  }
+
+  // A worker is free and new starts are not held off: a rate slot given now is used at once.
+  #canStart(): boolean {
+    return !this.#throttled && !this.isSaturated()
   }
 
   #pauseGroups(): void {
@@ -316,13 +328,13 @@ export class WorkerPool {
 
   // Group queues run only while a worker is free: a rate slot is then used the moment it is given.
   #balance(): void {
-    if (this.isSaturated()) {
+    if (!this.#canStart()) {
       this.#pauseGroups()
       return
     }
     let waitingForRate: PoolJob[] | undefined
     for (const group of this.#groups.values()) {
-      if (this.isSaturated()) break
+      if (!this.#canStart()) break
       if (!group.queue.isPaused) continue
       // p-queue gives free rate slots at once; the calls still waiting now wait for their rate.
       group.queue.start()

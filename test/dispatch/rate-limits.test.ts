@@ -115,6 +115,22 @@ describe('rate_limits', () => {
   })
 })
 
+describe('rate limits × the memory budget (pool throttled while huge results are saved)', () => {
+  test('no rate slot is given while new starts are held off, so the calls cleared meanwhile do not all start at once when it ends', async () => {
+    const { scheduler, call, starts } = setUp(8, { web_search: { calls: 2, per_ms: 1000 } })
+    scheduler.pool.throttle(true)
+    const outcomes = scheduler.submit(['s1', 's2', 's3', 's4', 's5', 's6'].map((id) => call(id, 'web_search', 10)))
+    await vi.advanceTimersByTimeAsync(3500)
+    scheduler.pool.throttle(false)
+    await vi.advanceTimersByTimeAsync(5000)
+    await Promise.all(outcomes)
+    const at = starts.map(([, t]) => t)
+    for (const t of at) expect(at.filter((u) => u >= t && u < t + 1000).length).toBeLessThanOrEqual(2)
+    expect(starts.map(([id]) => id)).toEqual(['s1', 's2', 's3', 's4', 's5', 's6'])
+    expect(at[0]).toBe(3500)
+  })
+})
+
 describe('new rate limits reach every call not yet started (live config × waits)', () => {
   test('a rule added while calls wait for a worker applies to them: they leave the worker queue for their rate group', async () => {
     const { scheduler, call, starts, events } = setUp(1, {})
