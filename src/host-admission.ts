@@ -123,9 +123,11 @@ export class HostAdmission {
     }
     const decided = decideHeld(held, known, (items) => this.#authorise(items, options.signal, false), this.#admit)
     const footprintOf = (tool: AnyTool, args: Record<string, unknown>): Footprint => this.#host.footprintOf(tool, args)
-    const toSchedule = held.map((h, k): SchedulableCall => ({ id: h.item.call.id, footprint: h.footprint, gate: decided.then((all) => openHeld(h, all[k]!, footprintOf)), start: this.#heldStarter(h), profile: this.#scheduler.profileOf(h.item.tool.name, h.item.tool.toolset) }))
-    // Every held call waits for its gate (availability and permission), so listeners see it as 'ask'.
-    if (this.#events.isListening) held.forEach((h, k) => this.#announce(h.item, toSchedule[k]!, batch))
+    const listening = this.#events.isListening
+    const open = (h: HeldCall, decision: AuthoriseDecision | ToolError): ReturnType<typeof openHeld> => (listening ? this.#openAnnounced(h, decision, footprintOf) : openHeld(h, decision, footprintOf))
+    const toSchedule = held.map((h, k): SchedulableCall => ({ id: h.item.call.id, footprint: h.footprint, gate: decided.then((all) => open(h, all[k]!)), start: this.#heldStarter(h), profile: this.#scheduler.profileOf(h.item.tool.name, h.item.tool.toolset) }))
+    // Held while availability and permission are decided: listeners see 'check', then how it came out.
+    if (listening) held.forEach((h, k) => this.#events.emit({ type: 'admitted', id: h.item.call.id, name: h.item.tool.name, batch, at: this.#now(), footprint: toSchedule[k]!.footprint.kind, permission: 'check' }))
     const outcomes = this.#submit(toSchedule, staged, options)
     for (let k = 0; k < held.length; k++) results[held[k]!.item.index] = this.#results.whenDone(outcomes[k]!, held[k]!.item, trace)
     return results
@@ -204,5 +206,21 @@ export class HostAdmission {
       })
     }
     this.#events.emit({ type: 'admitted', id, name: item.tool.name, batch, at: this.#now(), footprint: call.footprint.kind, permission: gate ? 'ask' : 'allow' })
+  }
+
+  // A held call's checks came out (for listeners): allowed, refused, or asking a person, whose
+  // answer is then an 'approval' event. Only a person's answer is an approval.
+  #openAnnounced(h: HeldCall, decision: AuthoriseDecision | ToolError, footprintOf: (tool: AnyTool, args: Record<string, unknown>) => Footprint): ReturnType<typeof openHeld> {
+    const id = h.item.call.id
+    const opened = openHeld(h, decision, footprintOf)
+    if (!(opened instanceof Promise)) {
+      this.#events.emit({ type: 'checked', id, at: this.#now(), outcome: opened ? 'refused' : 'allowed', ...(opened ? { code: opened.code } : {}) })
+      return opened
+    }
+    this.#events.emit({ type: 'checked', id, at: this.#now(), outcome: 'asking' })
+    return opened.then((error) => {
+      this.#events.emit({ type: 'approval', id, at: this.#now(), outcome: error ? 'denied' : 'approved', ...(error ? { code: error.code } : {}) })
+      return error
+    })
   }
 }

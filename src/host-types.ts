@@ -42,13 +42,16 @@ export interface Authoriser {
 
 /**
  * The host's own events about calls, around the scheduler's: each call it schedules (with its tool,
- * its batch, its footprint kind and whether it waits for an approval), each call refused before
- * scheduling (parse, lookup, validation or permission), and each approval's outcome. Like every
- * event, built only while someone listens.
+ * its batch, its footprint kind and its permission: allowed, waiting for a person's approval, or
+ * held while its availability and permission checks are decided), each call refused before
+ * scheduling (parse, lookup, validation or permission), how a held call's checks came out
+ * (`checked`: allowed, refused, or asking a person), and each approval a person gave or refused.
+ * Like every event, built only while someone listens.
  */
 export type CallEvent =
-  | { type: 'admitted'; id: string; name: string; batch: number; at: number; footprint: Footprint['kind']; permission: 'allow' | 'ask' }
+  | { type: 'admitted'; id: string; name: string; batch: number; at: number; footprint: Footprint['kind']; permission: 'allow' | 'ask' | 'check' }
   | { type: 'refused'; id: string; name: string; batch: number; at: number; code: string; message: string }
+  | { type: 'checked'; id: string; at: number; outcome: 'allowed' | 'asking' | 'refused'; code?: string }
   | { type: 'approval'; id: string; at: number; outcome: 'approved' | 'denied'; code?: string }
 
 export type HostEvent =

@@ -151,7 +151,7 @@ export class Host {
   }
 
   /**
-   * Listens to every host event: the host's own about each call (admitted, refused, approval), the
+   * Listens to every host event: the host's own about each call (admitted, refused, checked, approval), the
    * scheduler's (queued, waiting, waiting-worker, waiting-rate, started, finished, released), and a
    * handler's progress and log lines (docs/embedding.md lists each with its fields). Events are built
    * only while someone listens; returns a function that stops listening.

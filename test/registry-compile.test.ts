@@ -102,3 +102,50 @@ describe('when schemas compile', () => {
     expect(prepareCall(registry, 'stale', { a: 'x' })).toMatch(/cannot be checked: the tool stale has an invalid parameters schema \(strict mode: unknown keyword: "maxLenght"\)/)
   })
 })
+
+describe('hot reload (staged swap) × the known-schemas cache × dialects', () => {
+  const draft7 = { type: 'object', properties: { height: { type: 'number' } }, required: ['height'] }
+  const v2020 = (max: number) => ({
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: 'urn:toolhost:test:measure',
+    type: 'object',
+    $defs: { size: { type: 'number', maximum: max } },
+    properties: { height: { $ref: '#/$defs/size' } },
+    required: ['height'],
+  })
+  const source = '/plugins/measure.ts'
+  const load = (registry: ToolRegistry, parameters: object, fail = false) => registry.replaceSource(source, async () => {
+    registry.register(tool('measure', parameters))
+    if (fail) throw new Error('the new version threw after registering')
+  })
+
+  test('a reloaded tool whose schema changed dialect or $id registers and validates in its new form; a failed reload leaves the old one serving', async () => {
+    // An earlier run compiled the draft-07 form: this run builds its validator on first use.
+    const earlier = new ToolRegistry({ knownSchemas: new KnownSchemas(cacheFile) })
+    earlier.register(tool('measure', draft7))
+    earlier.saveKnownSchemas()
+    const registry = new ToolRegistry({ knownSchemas: new KnownSchemas(cacheFile) })
+
+    await load(registry, draft7)
+    expect(prepareCall(registry, 'measure', { height: 'tall' })).toMatch(/`height` must be number/)
+    // To 2020-12 with an $id, $defs and a $ref.
+    await load(registry, v2020(10))
+    expect(prepareCall(registry, 'measure', { height: 11 })).toMatch(/`height` must be <= 10/)
+    expect(prepareCall(registry, 'measure', { height: 9 })).toBeUndefined()
+    // The same $id with new content, while the previous version still holds it.
+    await load(registry, v2020(20))
+    expect(prepareCall(registry, 'measure', { height: 11 })).toBeUndefined()
+    // A version that fails after registering: nothing changes, and its schema is given back.
+    await expect(load(registry, v2020(30), true)).rejects.toThrow('the new version threw after registering')
+    expect(prepareCall(registry, 'measure', { height: 25 })).toMatch(/`height` must be <= 20/)
+    await load(registry, v2020(30))
+    expect(prepareCall(registry, 'measure', { height: 25 })).toBeUndefined()
+    // Back to the known draft-07 form (compiled on first use again).
+    await load(registry, draft7)
+    expect(prepareCall(registry, 'measure', { height: 1000 })).toBeUndefined()
+    expect(prepareCall(registry, 'measure', {})).toMatch(/`height` is required/)
+    // The old $id was given back: the 2020-12 form registers once more.
+    await load(registry, v2020(5))
+    expect(prepareCall(registry, 'measure', { height: 6 })).toMatch(/`height` must be <= 5/)
+  })
+})

@@ -101,56 +101,78 @@ function nullable(schema: JsonSchema): JsonSchema {
  * given". Nulls the tool's schema allows are kept. Walks nested objects, arrays, local `$ref`s and
  * `anyOf`/`oneOf` branches. Returns `args` itself when there was nothing to take out.
  *
+ * Each value is walked at most once per schema node (a recursive schema whose `anyOf` branches
+ * lead back to it would otherwise cost 2^depth steps on nested model data), so the work grows with
+ * the size of the arguments, which admission already holds to `limits.max_argument_chars` and
+ * `limits.max_argument_depth`.
+ *
  * @example
  * stripIntroducedNulls(readFileSchema, { path: 'a.txt', offset: null, limit: null }) // { path: 'a.txt' }
  */
 export function stripIntroducedNulls(schema: JsonSchema, args: Record<string, unknown>): Record<string, unknown> {
-  return strip(schema, args, schema, 0) as Record<string, unknown>
+  return strip(schema, args, { root: schema, done: new Map() }, 0) as Record<string, unknown>
 }
 
-function strip(node: unknown, value: unknown, root: JsonSchema, depth: number): unknown {
-  if (depth > 64 || !isRecord(node)) return value
-  const schema = resolveRef(node, root)
+/** One strip walk: the schema's root (for `$ref`) and, per schema node, what each value became. */
+interface StripWalk {
+  root: JsonSchema
+  done: Map<object, Map<object, unknown>>
+}
+
+function strip(node: unknown, value: unknown, walk: StripWalk, depth: number): unknown {
+  if (depth > 64 || !isRecord(node) || typeof value !== 'object' || value === null) return value
+  let byValue = walk.done.get(node)
+  if (byValue === undefined) walk.done.set(node, (byValue = new Map()))
+  // Known already, or being walked further up (a schema cycle that consumes no data): as it is.
+  if (byValue.has(value)) return byValue.get(value)
+  byValue.set(value, value)
+  const out = stripOnce(node, value, walk, depth)
+  byValue.set(value, out)
+  return out
+}
+
+function stripOnce(node: Record<string, unknown>, value: object, walk: StripWalk, depth: number): unknown {
+  const schema = resolveRef(node, walk.root)
   if (Array.isArray(value)) {
     if (!isRecord(schema.items)) return value
     let changed = false
     const out = value.map((item) => {
-      const next = strip(schema.items, item, root, depth + 1)
+      const next = strip(schema.items, item, walk, depth + 1)
       if (next !== item) changed = true
       return next
     })
     return changed ? out : value
   }
-  if (!isRecord(value)) return value
-  let current: Record<string, unknown> = value
-  for (const branch of [...asList(schema.anyOf), ...asList(schema.oneOf)]) current = strip(branch, current, root, depth + 1) as Record<string, unknown>
+  let current = value as Record<string, unknown>
+  for (const branch of [...asList(schema.anyOf), ...asList(schema.oneOf)]) current = strip(branch, current, walk, depth + 1) as Record<string, unknown>
   if (!isRecord(schema.properties)) return current
   const required = new Set(Array.isArray(schema.required) ? (schema.required as unknown[]) : [])
   let out: Record<string, unknown> | undefined
   for (const [name, property] of Object.entries(schema.properties)) {
     if (!Object.hasOwn(current, name)) continue
     const item = current[name]
-    if (item === null && !required.has(name) && !acceptsNull(property, root)) {
+    if (item === null && !required.has(name) && !acceptsNull(property, walk.root)) {
       out ??= { ...current }
       delete out[name]
       continue
     }
-    const next = strip(property, item, root, depth + 1)
+    const next = strip(property, item, walk, depth + 1)
     if (next !== item) (out ??= { ...current })[name] = next
   }
   return out ?? current
 }
 
-/** True when `null` is a valid value of the schema (by type, enum, const or a branch). */
-function acceptsNull(node: unknown, root?: JsonSchema): boolean {
+/** True when `null` is a valid value of the schema (by type, enum, const or a branch; each node looked at once). */
+function acceptsNull(node: unknown, root?: JsonSchema, seen = new Set<unknown>()): boolean {
   if (node === true) return true
-  if (!isRecord(node)) return false
+  if (!isRecord(node) || seen.has(node)) return false
+  seen.add(node)
   const schema = root ? resolveRef(node, root) : node
   const { type } = schema
   if (type === 'null' || (Array.isArray(type) && type.includes('null'))) return true
   if (Array.isArray(schema.enum) && schema.enum.includes(null)) return true
   if ('const' in schema && schema.const === null) return true
-  return [...asList(schema.anyOf), ...asList(schema.oneOf)].some((branch) => acceptsNull(branch, root))
+  return [...asList(schema.anyOf), ...asList(schema.oneOf)].some((branch) => acceptsNull(branch, root, seen))
 }
 
 function resolveRef(schema: JsonSchema, root: JsonSchema): JsonSchema {
@@ -199,30 +221,23 @@ export function withoutIntroducedNulls(calls: readonly ToolCall[], strictTool: (
 }
 
 /**
- * The tools a host has offered in strict mode (so their calls get introduced nulls removed).
- * Kept by tool object: a tool replaced by a hot reload is strict again only once offered again.
+ * The tools a host has offered in strict mode (so their calls get introduced nulls removed). Kept
+ * by name: a model keeps the definitions it was given, so after a hot reload replaces a tool it
+ * still sends nulls for the optional arguments; they are taken out against the current schema.
  */
 export class StrictTools {
-  readonly #tools = new WeakSet<AnyTool>()
-  #any = false
+  readonly #names = new Set<string>()
 
   /** Records the tools of `definitions` that strict mode renders strictly (those with a strict form). */
   remember(definitions: readonly OpenAIToolDefinition[], registry: { get(name: string): AnyTool | undefined }): void {
     for (const d of definitions) {
-      const tool = toStrictSchema(d.function.parameters) ? registry.get(d.function.name) : undefined
-      if (tool) {
-        this.#tools.add(tool)
-        this.#any = true
-      }
+      if (toStrictSchema(d.function.parameters) && registry.get(d.function.name)) this.#names.add(d.function.name)
     }
   }
 
   /** The calls with introduced nulls removed for tools offered in strict mode (`calls` itself when none were). */
   prepare(calls: readonly ToolCall[], registry: { get(name: string): AnyTool | undefined }, limits: ArgumentLimits): readonly ToolCall[] {
-    if (!this.#any) return calls
-    return withoutIntroducedNulls(calls, (name) => {
-      const tool = registry.get(name)
-      return tool && this.#tools.has(tool) ? tool : undefined
-    }, limits)
+    if (this.#names.size === 0) return calls
+    return withoutIntroducedNulls(calls, (name) => (this.#names.has(name) ? registry.get(name) : undefined), limits)
   }
 }

@@ -134,6 +134,7 @@ export class ConsoleApprovals implements StandbyApprover {
 }
 
 function timedOutMessage(timeoutMs: number): string {
-  const seconds = Math.round(timeoutMs / 100) / 10
-  return `no one answered in the console within ${seconds} s: permissions.console_approvals.timeout_ms`
+  // Under a second in ms: rounded to tenths of a second, 40 ms would read "within 0 s".
+  const limit = timeoutMs < 1000 ? `${timeoutMs} ms` : `${Math.round(timeoutMs / 100) / 10} s`
+  return `no one answered in the console within ${limit}: permissions.console_approvals.timeout_ms`
 }

@@ -1,7 +1,7 @@
 import { blockAsText, blockBytes, formatBytes, renderBlocksAsText } from '../content-blocks.js'
 import type { ContentBlock } from '../types.js'
-import type { ResultsFolder } from '../workspace/save-result.js'
-import { cutAtLine, saveWholeText } from './limit-content.js'
+import { savedResultName, saveWholeResult, type ResultsFolder } from '../workspace/save-result.js'
+import { cutAtLine, detachString, type ResultSaver } from './limit-content.js'
 
 /**
  * Holds a result's binary content (images, audio, embedded blobs) to `maxBytes` decoded bytes in
@@ -42,16 +42,18 @@ export interface LimitedBlocks {
  * text: when the text rendering is longer, the whole of it is saved in `folder`, text blocks (and
  * embedded text resources) are cut in order to what fits beside the other blocks' notes, later text
  * is left out, and a note block gives the full size and the file. Binary blocks are not touched
- * here (`limitBinary` bounds them).
+ * here (`limitBinary` bounds them). The whole text is saved through `saver` (a few saves at once, as
+ * for plain text), and a cut block keeps a copy of its start, never a slice that would keep the
+ * whole text alive for as long as the result lives.
  *
  * @example
  * await limitBlocks([{ type: 'text', text: huge }, { type: 'image', data, mimeType: 'image/png' }], 1000, folder, 'c1')
  * // { blocks: [{ type: 'text', text: '…' }, { type: 'image', … }, { type: 'text', text: '[truncated: …]' }], content: '…', truncated: true, savedTo }
  */
-export async function limitBlocks(blocks: ContentBlock[], limit: number | false, folder: ResultsFolder, callId: string, showPath: (file: string) => string = (f) => f): Promise<LimitedBlocks> {
+export async function limitBlocks(blocks: ContentBlock[], limit: number | false, folder: ResultsFolder, callId: string, showPath: (file: string) => string = (f) => f, saver?: ResultSaver): Promise<LimitedBlocks> {
   const whole = renderBlocksAsText(blocks)
   if (limit === false || whole.length <= limit) return { blocks, content: whole }
-  const file = await saveWholeText(whole, folder, callId)
+  const file = saver ? await saver.save(folder, savedResultName(callId), whole) : await saveWholeResult(folder, savedResultName(callId), whole)
   const note = `[truncated: showing PLACEHOLDER of ${whole.length} characters of text; the whole text is saved at ${showPath(file)}]`
   // What the kept non-text blocks cost in the text rendering, one line each.
   let room = limit - note.length - 12
@@ -68,7 +70,7 @@ export async function limitBlocks(blocks: ContentBlock[], limit: number | false,
     if (cut) continue // text after a cut block is left out (it is in the saved file)
     const header = blockAsText(block).length - text.length
     const space = room - header - 1
-    const kept = text.length <= space ? text : cutAtLine(text, Math.max(0, space))
+    const kept = text.length <= space ? text : detachString(cutAtLine(text, Math.max(0, space)))
     if (kept.length < text.length) cut = true
     room -= kept.length + header + 1
     shown += kept.length

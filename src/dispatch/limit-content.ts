@@ -15,17 +15,37 @@ export interface LimitedContent {
 /** Saves of whole results in flight at once: each holds its text's UTF-8 copy while it is written. */
 const SAVES_AT_ONCE = 4
 
-/** A string result at least this long counts against the saver's budget from the moment it is answered. */
+/** A result carrying at least this many characters of text counts against the saver's budget from the moment it is answered. */
 const HEAVY_CHARS = 64 * 1024
 
 /**
- * True for a value `ResultSaver` counts: a string of 64 k characters or more.
+ * True for a value `ResultSaver` counts: a string of 64 k characters or more, or content blocks
+ * (a `CallToolResult`-shaped value) whose text blocks and embedded text resources carry that much.
  *
  * @example
  * isHeavy('x'.repeat(100_000)) // true
+ * isHeavy({ content: [{ type: 'text', text: 'x'.repeat(100_000) }, image] }) // true
  */
-export function isHeavy(value: unknown): value is string {
-  return typeof value === 'string' && value.length >= HEAVY_CHARS
+export function isHeavy(value: unknown): boolean {
+  return heavyChars(value) > 0
+}
+
+// The text a value carries if it is heavy, else 0. Never throws (a plugin's odd object counts 0).
+function heavyChars(value: unknown): number {
+  if (typeof value === 'string') return value.length >= HEAVY_CHARS ? value.length : 0
+  if (typeof value !== 'object' || value === null) return 0
+  try {
+    const content = (value as { content?: unknown }).content
+    if (!Array.isArray(content)) return 0
+    let chars = 0
+    for (const block of content as Array<{ type?: unknown; text?: unknown; resource?: { text?: unknown } } | null>) {
+      const text = block?.type === 'text' ? block.text : block?.type === 'resource' ? block.resource?.text : undefined
+      if (typeof text === 'string') chars += text.length
+    }
+    return chars >= HEAVY_CHARS ? chars : 0
+  } catch {
+    return 0
+  }
 }
 
 /**
@@ -44,6 +64,8 @@ export class ResultSaver {
   readonly #queue = new PQueue({ concurrency: SAVES_AT_ONCE })
   readonly #budget: number
   readonly #onPressure: (high: boolean) => void
+  // What each claimed object counted (a string is measured again: it cannot change).
+  readonly #claimed = new WeakMap<object, number>()
   #waiting = 0
   #high = false
 
@@ -57,10 +79,15 @@ export class ResultSaver {
     return this.#waiting
   }
 
-  /** Counts a handler's value against the budget if it is a huge string (same test as `release`). */
+  /** Counts a handler's value against the budget if it is heavy (`isHeavy`: a huge string, or blocks carrying huge text). */
   claim(value: unknown): void {
-    if (!isHeavy(value)) return
-    this.#waiting += value.length
+    const chars = heavyChars(value)
+    if (chars === 0) return
+    if (typeof value === 'object' && value !== null) {
+      if (this.#claimed.has(value)) return // the same object answered twice is counted once
+      this.#claimed.set(value, chars)
+    }
+    this.#waiting += chars
     if (!this.#high && this.#waiting > this.#budget) {
       this.#high = true
       this.#onPressure(true)
@@ -68,8 +95,15 @@ export class ResultSaver {
   }
 
   release(value: unknown): void {
-    if (!isHeavy(value)) return
-    this.#waiting -= value.length
+    let chars: number
+    if (typeof value === 'object' && value !== null) {
+      chars = this.#claimed.get(value) ?? 0
+      this.#claimed.delete(value)
+    } else {
+      chars = heavyChars(value)
+    }
+    if (chars === 0) return
+    this.#waiting -= chars
     if (this.#high && this.#waiting <= this.#budget / 2) {
       this.#high = false
       this.#onPressure(false)
@@ -182,11 +216,6 @@ export function detachString(text: string): string {
 
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff
-}
-
-/** Saves the whole text of an over-long result in the results folder; resolves with the file's path. */
-export function saveWholeText(text: string, folder: ResultsFolder, callId: string): Promise<string> {
-  return saveWholeResult(folder, savedResultName(callId), text)
 }
 
 /** The first `room` characters of `text`, ending at a line break when one falls in the second half. */

@@ -30,9 +30,11 @@ export function describeEvent(event: HostEvent): string {
     case 'log':
       return `call ${event.id} logged (${event.level}): ${event.message}`
     case 'admitted':
-      return `call ${event.id} (${event.name}) admitted in batch ${event.batch}: ${event.footprint}${event.permission === 'ask' ? ', waits for an approval' : ''}`
+      return `call ${event.id} (${event.name}) admitted in batch ${event.batch}: ${event.footprint}${event.permission === 'ask' ? ', waits for an approval' : event.permission === 'check' ? ', held while its availability and permission are checked' : ''}`
     case 'refused':
       return `call ${event.id} (${event.name}) refused before scheduling: ${event.code}`
+    case 'checked':
+      return `call ${event.id} checked: ${event.outcome === 'asking' ? 'asks a person' : event.outcome}${event.code ? ` (${event.code})` : ''}`
     case 'approval':
       return `call ${event.id} ${event.outcome}${event.code ? ` (${event.code})` : ''}`
     default: {

@@ -7,6 +7,8 @@ type RunFunction = () => Promise<unknown>
 export type ReadyOptions = QueueAddOptions & {
   /** Arrival order: the tie-break between equal priorities (earlier first). */
   seq?: number
+  /** What the task stands for (the pool's call), so waiting tasks can be taken out again (`take`). */
+  item?: unknown
 }
 
 // The options object p-queue builds for each task (a fresh copy per add) is the heap entry itself,
@@ -16,6 +18,7 @@ interface Entry {
   id?: string | undefined
   priority: number
   seq: number
+  item?: unknown
   /** Where the entry sits in the heap; -1 once it has left. */
   at: number
 }
@@ -69,6 +72,32 @@ export class ReadyQueue implements Queue<RunFunction, ReadyOptions> {
   remove(id: string): void {
     const entry = this.#find(id)
     if (entry !== undefined) this.#removeAt(entry.at)
+  }
+
+  /**
+   * Takes out the waiting tasks whose `item` passes `test` and returns those items (their tasks never
+   * run; p-queue's promises for them never settle). For rare changes, such as new rate limits that
+   * now cover calls waiting for a worker: O(n log n).
+   */
+  take(test: (item: unknown) => boolean): unknown[] {
+    const taken: unknown[] = []
+    const kept: Entry[] = []
+    for (const entry of this.#heap) {
+      if (entry.item !== undefined && test(entry.item)) {
+        entry.at = -1
+        taken.push(entry.item)
+      } else {
+        kept.push(entry)
+      }
+    }
+    if (taken.length === 0) return taken
+    this.#heap.length = 0
+    for (const entry of kept) {
+      entry.at = this.#heap.length
+      this.#heap.push(entry)
+      this.#up(entry.at)
+    }
+    return taken
   }
 
   filter(options: Readonly<Partial<ReadyOptions>>): RunFunction[] {

@@ -52,6 +52,8 @@ export class Job implements PoolJob {
   gateError: ToolError | undefined = undefined
   execution: Execution | undefined = undefined
   /** An interrupt arrived while the job was starting (e.g. from a 'started' listener). */
+  /** The pool wait last announced to listeners (`waiting-worker` or `waiting-rate`). */
+  poolWait: 'worker' | 'rate' | undefined = undefined
   interruptPending = false
   /** Interrupted while running: its duration says nothing about the tool. */
   interrupted = false

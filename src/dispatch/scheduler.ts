@@ -49,7 +49,19 @@ export class Scheduler {
     if (!Number.isInteger(options.maxWorkers) || options.maxWorkers < 1) {
       throw new TypeError(`Expected \`maxWorkers\` to be an integer ≥ 1, got \`${String(options.maxWorkers)}\` (${typeof options.maxWorkers})`)
     }
-    this.#pool = new WorkerPool({ concurrency: options.maxWorkers, run: (job) => this.#runJob(job as Job), ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}) })
+    this.#pool = new WorkerPool({
+      concurrency: options.maxWorkers,
+      run: (job) => this.#runJob(job as Job),
+      ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
+      // New rate limits moved waiting calls: their new wait is announced like an arrival's.
+      onMoved: (jobs) => {
+        if (this.#wantsEvents()) this.#announceWaits(jobs as Job[], 0)
+      },
+      // Announced as waiting for a worker; a worker is free now and they still wait: for the rate.
+      onRateWait: (jobs) => {
+        if (this.#wantsEvents()) for (const job of jobs as Job[]) if (job.poolWait !== 'rate' && job.state === 'pending') this.#announceRateWait(job)
+      },
+    })
     this.#estimates = options.estimates ?? new DurationEstimates()
     this.#criticalPath = options.priority !== 'call-order'
     this.#now = options.now
@@ -284,15 +296,21 @@ export class Scheduler {
     let behind: string[] | undefined
     for (let i = from; i < arrivals.length; i++) {
       const job = arrivals[i]!
-      if (job.place === 'worker') {
+      if (job.place === 'worker' || (job.place === 'rate' && this.#pool.isSaturated())) {
         behind ??= this.#runningIds()
+        job.poolWait = 'worker'
         this.#emit({ type: 'waiting-worker', id: job.call.id, seq: job.seq, at: this.#now(), behind })
       } else if (job.place === 'rate') {
-        const group = this.#pool.groupOf(job)!
-        if (this.#pool.isSaturated()) this.#emit({ type: 'waiting-worker', id: job.call.id, seq: job.seq, at: this.#now(), behind: (behind ??= this.#runningIds()) })
-        else this.#emit({ type: 'waiting-rate', id: job.call.id, seq: job.seq, at: this.#now(), group: group.rule.key, limit: group.rule.limit })
+        this.#announceRateWait(job)
       }
     }
+  }
+
+  #announceRateWait(job: Job): void {
+    const group = this.#pool.groupOf(job)
+    if (group === undefined) return
+    job.poolWait = 'rate'
+    this.#emit({ type: 'waiting-rate', id: job.call.id, seq: job.seq, at: this.#now(), group: group.rule.key, limit: group.rule.limit })
   }
 
   #runningIds(): string[] {

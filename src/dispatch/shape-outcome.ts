@@ -58,7 +58,7 @@ export async function spillText(call: ToolCall, text: string, limit: number, con
 
 async function spillBlocks(call: ToolCall, blocks: ContentBlock[], context: ShapeContext, extra: object): Promise<ToolResult> {
   try {
-    const limited = await limitBlocks(blocks, context.limit, context.resultsFolder(), call.id, context.shownPath)
+    const limited = await limitBlocks(blocks, context.limit, context.resultsFolder(), call.id, context.shownPath, context.saver)
     return { id: call.id, name: call.name, ok: true, ...limited, ...extra }
   } catch (error) {
     const room = context.limit === false ? false : Math.max(0, context.limit - 200)

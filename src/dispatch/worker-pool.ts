@@ -48,7 +48,8 @@ const ignore = (): void => {}
  * A call under a `rate_limits` rule first waits in its group's own p-queue (`interval`/`intervalCap`
  * in strict, sliding-window mode, and the group's `concurrency`) without holding a worker; once its
  * rate slot is given it goes first in line for a worker. Group queues are paused while every worker
- * is busy, so a rate slot is only taken when a worker is free to use it at once.
+ * is busy (or new starts are held off, `throttle`), so a rate slot is only taken when a worker is
+ * free to use it at once.
  *
  * The scheduler reports each handler's start (`started`) and the moment its slot frees (`freed`:
  * when the handler settles or is abandoned), and every call's release (`released`).
@@ -59,7 +60,11 @@ const ignore = (): void => {}
  */
 export class WorkerPool {
   readonly #queue: PQueue<ReadyQueue, ReadyOptions>
+  // p-queue's queue of calls waiting for a worker (the instance p-queue made of our queue class).
+  #ready: ReadyQueue | undefined
   readonly #run: (job: PoolJob) => Promise<unknown> | undefined
+  readonly #onMoved: ((jobs: readonly PoolJob[]) => void) | undefined
+  readonly #onRateWait: ((jobs: readonly PoolJob[]) => void) | undefined
   #running = 0
   #peak = 0
   // Rate-cleared calls handed to the worker queue and not yet started: they count as busy workers.
@@ -69,9 +74,26 @@ export class WorkerPool {
   #rulesVersion = 0
   readonly #groups = new Map<string, RateGroup>()
 
-  constructor(options: { concurrency: number; run: (job: PoolJob) => Promise<unknown> | undefined; rateLimits?: Readonly<Record<string, RateLimit>> }) {
-    this.#queue = new PQueue<ReadyQueue, ReadyOptions>({ concurrency: options.concurrency, queueClass: ReadyQueue })
+  /**
+   * `onMoved`: calls that new rate limits moved (into a rate group, or out of one), to announce their
+   * new wait. `onRateWait`: calls that waited for a worker in their rate group and, now that a worker
+   * is free, still wait, for their rate slot.
+   */
+  constructor(options: { concurrency: number; run: (job: PoolJob) => Promise<unknown> | undefined; rateLimits?: Readonly<Record<string, RateLimit>>; onMoved?: (jobs: readonly PoolJob[]) => void; onRateWait?: (jobs: readonly PoolJob[]) => void }) {
+    // The queue class hands each instance p-queue makes of it back to this pool (see `setRateLimits`).
+    const pool = this
+    this.#queue = new PQueue<ReadyQueue, ReadyOptions>({
+      concurrency: options.concurrency,
+      queueClass: class WorkerQueue extends ReadyQueue {
+        constructor() {
+          super()
+          pool.#ready = this
+        }
+      },
+    })
     this.#run = options.run
+    this.#onMoved = options.onMoved
+    this.#onRateWait = options.onRateWait
     if (options.rateLimits) this.setRateLimits(options.rateLimits)
   }
 
@@ -118,8 +140,14 @@ export class WorkerPool {
   throttle(on: boolean): void {
     if (on === this.#throttled) return
     this.#throttled = on
-    if (on) this.#queue.pause()
-    else this.#queue.start()
+    if (on) {
+      this.#queue.pause()
+      // No worker can be used now: rate groups give no slot either (it would be spent waiting).
+      this.#pauseGroups()
+    } else {
+      this.#queue.start()
+      this.#balance()
+    }
   }
 
   /** The rate rules in force (config order). */
@@ -137,34 +165,53 @@ export class WorkerPool {
   }
 
   /**
-   * New rate limits. Groups whose limits are unchanged keep their queue (and window); a group whose
-   * `concurrency` alone changed takes it at once; otherwise its waiting calls move to wherever the
-   * new rules put them (a fresh window). Calls already running are not touched.
+   * New rate limits, for every call not yet started. Groups whose limits are unchanged keep their
+   * queue (and window); a group whose `concurrency` alone changed takes it at once. Every other
+   * waiting call goes wherever the new rules put it: a call of a changed or removed group, a call
+   * whose tool a different rule now covers, and a call waiting for a worker that a rule now covers
+   * (it leaves the worker queue for its group). Calls already running, or already given their rate
+   * slot, are not touched.
    */
   setRateLimits(limits: Readonly<Record<string, RateLimit>>): void {
     this.#rules = compileRateLimits(limits)
     this.#rulesVersion++
     const moved: PoolJob[] = []
+    const leave = (job: PoolJob): void => {
+      job.rate!.abort.abort() // p-queue drops the waiting task; no rate slot is used
+      job.rate = undefined
+      job.place = 'none'
+      moved.push(job)
+    }
     for (const [key, group] of this.#groups) {
       const rule = this.#rules.find((r) => r.key === key)
-      if (rule && sameRateLimit(rule.limit, group.rule.limit)) continue
-      if (rule && rule.limit.calls === group.rule.limit.calls && rule.limit.per_ms === group.rule.limit.per_ms) {
-        this.#groups.set(key, { ...group, rule })
-        group.queue.concurrency = rule.limit.concurrency ?? Number.POSITIVE_INFINITY
+      const kept = rule !== undefined && rule.limit.calls === group.rule.limit.calls && rule.limit.per_ms === group.rule.limit.per_ms
+      if (!kept) {
+        this.#groups.delete(key)
+        for (const job of group.waiting) leave(job)
+        group.waiting.clear()
         continue
       }
-      this.#groups.delete(key)
+      if (!sameRateLimit(rule.limit, group.rule.limit)) {
+        this.#groups.set(key, { ...group, rule })
+        group.queue.concurrency = rule.limit.concurrency ?? Number.POSITIVE_INFINITY
+      }
       for (const job of group.waiting) {
-        job.rate!.abort.abort()
-        job.rate = undefined
+        if (job.profile !== undefined && this.ruleOf(job.profile)?.key === key) continue
+        group.waiting.delete(job)
+        leave(job)
+      }
+    }
+    if (this.#rules.length > 0) {
+      const covered = this.#ready?.take((job) => isPoolJob(job) && job.place === 'worker' && job.profile !== undefined && this.ruleOf(job.profile) !== undefined) ?? []
+      for (const job of covered as PoolJob[]) {
         job.place = 'none'
         moved.push(job)
       }
-      group.waiting.clear()
     }
     moved.sort((a, b) => a.seq - b.seq)
     for (const job of moved) this.enqueue(job)
     this.#balance()
+    if (moved.length > 0) this.#onMoved?.(moved)
   }
 
   /** Hands the pool a call whose waits are over; it starts at once when a worker (and its rate slot) is free. */
@@ -221,7 +268,7 @@ export class WorkerPool {
     job.place = priority === FIRST ? 'cleared' : 'worker'
     // No `signal`, no timeout, no listener: p-queue adds no abort plumbing per call. The returned
     // promise is dropped: the task never throws (the scheduler turns every failure into an outcome).
-    void this.#queue.add<unknown>(() => this.#start(job), { priority, id: job.key, seq: job.seq })
+    void this.#queue.add<unknown>(() => this.#start(job), { priority, id: job.key, seq: job.seq, item: job })
   }
 
   #start(job: PoolJob): Promise<unknown> | undefined {
@@ -235,7 +282,7 @@ export class WorkerPool {
     job.rate = slot
     job.place = 'rate'
     group.waiting.add(job)
-    if (group.queue.isPaused && !this.isSaturated()) group.queue.start()
+    if (group.queue.isPaused && this.#canStart()) group.queue.start()
     group.queue.add<unknown>(() => this.#rateCleared(job, slot), { priority: job.bottom, id: job.key, seq: job.seq, signal: slot.abort.signal }).catch(ignore)
   }
 
@@ -262,12 +309,17 @@ export class WorkerPool {
         queueClass: ReadyQueue,
         concurrency: concurrency ?? Number.POSITIVE_INFINITY,
         ...(timed ? { intervalCap: calls, interval: perMs, strict: true } : {}),
-        autoStart: !this.isSaturated(),
+        autoStart: this.#canStart(),
       })
       group = { rule, queue, waiting: new Set() }
       this.#groups.set(rule.key, group)
     }
     return group
+  }
+
+  // A worker is free and new starts are not held off: a rate slot given now is used at once.
+  #canStart(): boolean {
+    return !this.#throttled && !this.isSaturated()
   }
 
   #pauseGroups(): void {
@@ -276,13 +328,22 @@ export class WorkerPool {
 
   // Group queues run only while a worker is free: a rate slot is then used the moment it is given.
   #balance(): void {
-    if (this.isSaturated()) {
+    if (!this.#canStart()) {
       this.#pauseGroups()
       return
     }
+    let waitingForRate: PoolJob[] | undefined
     for (const group of this.#groups.values()) {
-      if (this.isSaturated()) break
-      if (group.queue.isPaused) group.queue.start()
+      if (!this.#canStart()) break
+      if (!group.queue.isPaused) continue
+      // p-queue gives free rate slots at once; the calls still waiting now wait for their rate.
+      group.queue.start()
+      if (group.waiting.size > 0 && this.#onRateWait) (waitingForRate ??= []).push(...group.waiting)
     }
+    if (waitingForRate) this.#onRateWait!(waitingForRate)
   }
+}
+
+function isPoolJob(item: unknown): item is PoolJob {
+  return typeof item === 'object' && item !== null && 'place' in item
 }

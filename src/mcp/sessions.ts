@@ -1,4 +1,5 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { describeThrown } from '../errors.js'
 import type { ApprovalAnswer, ApprovalRequest, ApproveHandler } from '../permissions/approvals.js'
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js'
 import type { Host } from '../host.js'
@@ -129,8 +130,9 @@ export class McpSessions {
 
   /**
    * The host's approver over MCP: each request is asked of the client that sent the call, through
-   * elicitation (allow once, allow for the session, or deny). A client that cannot be asked, an
-   * error, or a decline denies (fail closed).
+   * elicitation (allow once, allow for the session, or deny). A decline (or cancel) is the person's
+   * refusal; a client that cannot be asked, or an elicitation that fails, is `cannot-ask`: denied
+   * unless an open console answers instead (fail closed either way).
    */
   readonly approve: ApproveHandler = async (requests, signal) => {
     const answers: ApprovalAnswer[] = []
@@ -160,7 +162,9 @@ export class McpSessions {
       if (result.action === 'accept' && (decision === 'allow-once' || decision === 'allow-session')) return { decision, by: 'mcp-elicitation' }
       return { decision: 'deny', message: `the person did not approve ${request.tool} (${result.action === 'accept' ? 'denied' : result.action})`, by: 'mcp-elicitation' }
     } catch (error) {
-      return { decision: 'deny', message: `asking for approval failed (${(error as Error).message})`, by: 'mcp-elicitation' }
+      // The question never reached a person, or their answer never came back: no one refused the
+      // call. It stays denied unless a standby (an open console) answers instead.
+      return { decision: 'cannot-ask', why: `asking this MCP client failed: ${describeThrown(error)}`, by: 'mcp-elicitation' }
     }
   }
 

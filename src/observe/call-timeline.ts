@@ -2,10 +2,11 @@ import type { HostEvent } from '../host-types.js'
 import { LaneAllocator } from './lanes.js'
 
 /**
- * Where a call is: refused before scheduling, waiting for a person, for earlier calls, or for a rate
- * slot, ready (waiting for a worker), running, or done.
+ * Where a call is: refused before scheduling, held while its availability and permission checks are
+ * decided, waiting for a person, for earlier calls, or for a rate slot, ready (waiting for a worker),
+ * running, or done.
  */
-export type CallState = 'refused' | 'approval' | 'waiting' | 'rate' | 'ready' | 'running' | 'done'
+export type CallState = 'refused' | 'checking' | 'approval' | 'waiting' | 'rate' | 'ready' | 'running' | 'done'
 
 /** One wait of a call: the earlier call, why, and whether that call has released its reservations. */
 export interface RecordedWait {
@@ -34,7 +35,10 @@ export interface CallRecord {
   releasedAt: number | undefined
   lane: number | undefined
   waits: RecordedWait[]
+  /** A person's approval: asked, then given or refused (undefined when no one was asked). */
   approval: 'asked' | 'approved' | 'denied' | undefined
+  /** A call held at arrival while its availability and permission checks were decided, and how they came out. */
+  check: 'checking' | 'allowed' | 'refused' | undefined
   ok: boolean | undefined
   code: string | undefined
   /** Why it was refused before scheduling. */
@@ -123,6 +127,7 @@ export class CallTimeline {
         const record = this.#create(event.id, event.name, event.batch)
         record.footprint = event.footprint
         if (event.permission === 'ask') record.approval = 'asked'
+        else if (event.permission === 'check') record.check = 'checking'
         record.state = stateOf(record)
         const queue = this.#admitted.get(event.id)
         if (queue) queue.push(record)
@@ -144,6 +149,13 @@ export class CallTimeline {
         record.queuedAt = event.at
         this.#bySeq.set(event.seq, record)
         return record
+      }
+      case 'checked': {
+        const record = this.#byId.get(event.id)
+        if (!record) return undefined
+        record.check = event.outcome === 'refused' ? 'refused' : 'allowed'
+        if (event.outcome === 'asking') record.approval = 'asked'
+        return this.#restate(record)
       }
       case 'approval': {
         const record = this.#byId.get(event.id)
@@ -226,7 +238,7 @@ export class CallTimeline {
     const record: CallRecord = {
       key: ++this.#keys, id, name, batch, seq: undefined, footprint: undefined, state: 'ready',
       queuedAt: undefined, startedAt: undefined, finishedAt: undefined, releasedAt: undefined, lane: undefined,
-      waits: [], approval: undefined, ok: undefined, code: undefined, message: undefined, pool: undefined, progress: undefined, abandoned: false, notes: [],
+      waits: [], approval: undefined, check: undefined, ok: undefined, code: undefined, message: undefined, pool: undefined, progress: undefined, abandoned: false, notes: [],
     }
     this.#records.set(record.key, record)
     this.#byId.set(id, record)
@@ -279,6 +291,7 @@ export function stateOf(record: CallRecord): CallState {
   if (record.state === 'refused') return 'refused'
   if (record.finishedAt !== undefined) return 'done'
   if (record.startedAt !== undefined) return 'running'
+  if (record.check === 'checking') return 'checking'
   if (record.approval === 'asked') return 'approval'
   if (record.waits.some((w) => !w.done)) return 'waiting'
   return record.pool?.last === 'rate' ? 'rate' : 'ready'

@@ -103,6 +103,7 @@ function argsOf(r: CallRecord): Record<string, unknown> {
   if (r.queuedAt !== undefined && r.startedAt !== undefined) args.wait_ms = round(r.startedAt - r.queuedAt)
   if (r.startedAt !== undefined && r.finishedAt !== undefined) args.run_ms = round(r.finishedAt - r.startedAt)
   if (r.approval) args.approval = r.approval
+  if (r.check) args.check = r.check === 'refused' ? `refused: ${r.code}` : r.check
   if (r.pool?.worker) args.waited_for_worker = r.pool.worker.length > 0 ? `${r.pool.worker.join(', ')} held the workers` : 'every worker was busy'
   if (r.pool?.rate) args.waited_for_rate = r.pool.rate
   if (r.abandoned) args.abandoned = true

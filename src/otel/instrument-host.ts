@@ -70,6 +70,9 @@ export function instrumentHost(host: InstrumentedHost, options: InstrumentOption
         case 'waiting':
           spans.get(record)?.addEvent('toolhost.waiting', { 'toolhost.waited_for': event.on.map((w) => w.id), 'toolhost.wait_reasons': event.on.map((w) => w.reason) })
           return
+        case 'checked':
+          spans.get(record)?.addEvent('toolhost.checked', { 'toolhost.check.outcome': event.outcome })
+          return
         case 'approval':
           spans.get(record)?.addEvent('toolhost.approval', { 'toolhost.approval.outcome': event.outcome })
           return
@@ -124,7 +127,9 @@ function endCall(span: Span, record: CallRecord, m: Instruments): void {
   const attributes: Attributes = { 'toolhost.ran': record.startedAt !== undefined }
   let metricAttributes = m.byTool.get(record.name)
   if (metricAttributes === undefined) m.byTool.set(record.name, (metricAttributes = { 'gen_ai.tool.name': record.name }))
-  const decision = record.state === 'refused' ? (record.code === 'E_DENIED' ? 'deny' : undefined) : record.approval === 'asked' ? 'ask' : (record.approval ?? 'allow')
+  // Refused before scheduling, or by its checks once held: 'deny' when it was a permission refusal.
+  const refusedEarly = record.state === 'refused' || (record.check === 'refused' && record.approval === undefined)
+  const decision = refusedEarly ? (record.code === 'E_DENIED' ? 'deny' : undefined) : record.approval === 'asked' ? 'ask' : (record.approval ?? 'allow')
   if (decision !== undefined) attributes['toolhost.permission.decision'] = decision
   if (record.ok === false) {
     const code = record.code ?? 'E_TOOL_FAILED'

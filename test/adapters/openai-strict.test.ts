@@ -7,7 +7,7 @@ import path from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { replay, runResponsesLoop, type ResponseItem, type ResponsesResponse } from '../../examples/openai-loop.js'
 import { stripIntroducedNulls, toStrictSchema } from '../../src/adapters/openai-strict.js'
-import { createHost, registry, type Host } from '../../src/index.js'
+import { createHost, defineTool, registry, type Host } from '../../src/index.js'
 import { loadPluginFile } from '../../src/loader/load-plugins.js'
 import { silentLogger } from '../../src/logger.js'
 import { createAjv } from '../../src/schema.js'
@@ -99,6 +99,56 @@ describe('stripIntroducedNulls: only the nulls the rewrite made the model send',
   })
 })
 
+describe('stripIntroducedNulls on hostile nesting (strict mode × limits.max_argument_depth)', () => {
+  // A filter language: a node is an `and` or a `leaf`, and both may hold a child node. Each level of
+  // model data matches two branches that lead back to the node.
+  const tree: JsonSchema = {
+    type: 'object',
+    properties: { root: { $ref: '#/$defs/node' } },
+    required: ['root'],
+    $defs: {
+      node: { anyOf: [{ $ref: '#/$defs/and' }, { $ref: '#/$defs/leaf' }] },
+      and: { type: 'object', properties: { op: { type: 'string' }, child: { $ref: '#/$defs/node' } }, required: ['op'] },
+      leaf: { type: 'object', properties: { op: { type: 'string' }, field: { type: 'string' }, child: { $ref: '#/$defs/node' } }, required: ['op'] },
+    },
+  }
+
+  // Nested `depth` levels; every object counts the property reads made on it.
+  function nested(depth: number, reads: { n: number }): Record<string, unknown> {
+    let node: Record<string, unknown> = { op: 'leaf', field: null }
+    for (let i = 0; i < depth; i++) node = { op: 'and', field: null, child: node }
+    const counted = (value: Record<string, unknown>): Record<string, unknown> => new Proxy(value, {
+      get(target, key, receiver) {
+        reads.n++
+        const inner = Reflect.get(target, key, receiver) as unknown
+        return typeof inner === 'object' && inner !== null && key === 'child' ? counted(inner as Record<string, unknown>) : inner
+      },
+    })
+    return { root: counted(node) }
+  }
+
+  test('a recursive schema whose branches lead back to it costs steps in proportion to the nesting, not 2^depth', () => {
+    const reads = { n: 0 }
+    const out = stripIntroducedNulls(tree, nested(16, reads)) as { root: Record<string, unknown> }
+    // Each level is read a few times per branch; walking every path would be over 2^16 reads.
+    expect(reads.n).toBeLessThan(16 * 40)
+    let level: Record<string, unknown> | undefined = out.root
+    let depth = 0
+    while (level !== undefined) {
+      expect(level).not.toHaveProperty('field') // the introduced null is gone at every level
+      level = level.child as Record<string, unknown> | undefined
+      depth++
+    }
+    expect(depth).toBe(17)
+  })
+
+  test('a schema cycle that consumes no data (anyOf back to itself) ends', () => {
+    const cyclic: JsonSchema = { type: 'object', properties: { v: { $ref: '#/$defs/v' } }, $defs: { v: { anyOf: [{ $ref: '#/$defs/v' }, { $ref: '#/$defs/v' }, { type: 'object', properties: { x: { type: 'string' } } }] } } }
+    expect(stripIntroducedNulls(cyclic, { v: { x: null } })).toEqual({ v: {} })
+    expect(stripIntroducedNulls(cyclic, { v: null })).toEqual({})
+  })
+})
+
 describe('a Responses loop with read_file and patch keeps optional arguments optional', () => {
   let root: string
   let host: Host | undefined
@@ -177,3 +227,27 @@ function isStrictEverywhere(node: unknown): boolean {
   }
   return Object.values(schema).every(isStrictEverywhere)
 }
+
+describe('strict mode × hot reload', () => {
+  afterEach(() => registry.clear())
+
+  test('a tool offered in strict mode and then reloaded (same name) still has the nulls the model sends for it taken out', async () => {
+    const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolhost-strict-reload-')))
+    const source = path.join(root, 'plugins', 'notes.ts')
+    const define = (version: number) => registry.replaceSource(source, async () => {
+      registry.register(defineTool({ name: 'take_note', description: `v${version}`, parameters: { type: 'object', properties: { text: { type: 'string' }, tag: { type: 'string' } }, required: ['text'], additionalProperties: false }, parallelSafe: true, handler: (args: { text: string; tag?: string }) => `v${version}: ${args.text}${args.tag === undefined ? '' : ` #${args.tag}`}` }))
+    })
+    const host = await createHost({ root, loadPlugins: false, log: silentLogger, env: {}, config: { plugins: { dirs: [] }, env_file: '', permissions: { mode: 'bypass' }, openai: { strict: true } } })
+    try {
+      await define(1)
+      await host.definitions('openai-responses')
+      const call = { id: 'n', name: 'take_note', arguments: '{"text":"milk","tag":null}' }
+      expect((await host.call(call)).content).toBe('v1: milk')
+      await define(2) // the file changed on disk; the model still holds the strict definitions
+      expect(await host.call(call)).toMatchObject({ ok: true, content: 'v2: milk' })
+    } finally {
+      await host.close()
+      rmSync(root, { recursive: true, force: true })
+    }
+  })
+})

@@ -1,4 +1,9 @@
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
 import { afterEach, describe, expect, test, vi } from 'vitest'
+import { createHost, defineTool, registry } from '../../src/index.js'
+import { silentLogger } from '../../src/logger.js'
+import { makeRoot } from '../fixtures/permissions/tools.js'
 import { ConsoleApprovals } from '../../src/console/console-approvals.js'
 import { withStandby, type ApprovalAnswer, type ApprovalRequest, type ApproveHandler } from '../../src/permissions/approvals.js'
 
@@ -64,5 +69,29 @@ describe('withStandby: the host\'s approver, then the console for what it could 
   test('with no host approver, every request goes to the standby', async () => {
     const standby = { isPresent: () => true, approve: (async (requests) => requests.map(() => ({ decision: 'deny', by: 'console' }))) as ApproveHandler }
     expect(await withStandby(undefined, standby)([request('a'), request('b')], never)).toEqual([{ decision: 'deny', by: 'console' }, { decision: 'deny', by: 'console' }])
+  })
+})
+
+describe('console approvals × a client that cannot be asked × the audit log', () => {
+  test('no one answers in the console: denied saying no one answered (nobody refused), and the audit line names the console\'s time limit as what decided', async () => {
+    const { root, cleanup } = makeRoot()
+    try {
+      registry.register(defineTool({ name: 'write_note', description: 'Writes a note.', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }, pathScoped: true, handler: () => 'wrote' }))
+      // What an MCP client without elicitation answers (see McpSessions.approve).
+      const client: ApproveHandler = async (requests) => requests.map(() => ({ decision: 'cannot-ask', why: 'this MCP client cannot answer questions: it has no elicitation capability', by: 'mcp-no-elicitation' }))
+      const host = await createHost({ root, loadPlugins: false, log: silentLogger, env: {}, approve: client, config: { env_file: '', permissions: { mode: 'ask' } } })
+      const consoleApprovals = new ConsoleApprovals({ timeoutMs: 20, isOpen: () => true })
+      host.authoriser.attachStandby!(consoleApprovals)
+      const [result] = await host.run([{ id: 'w1', name: 'write_note', arguments: { path: 'a.txt' } }])
+      await host.close()
+      expect(result).toMatchObject({ ok: false, error: { code: 'E_DENIED' } })
+      expect(result!.content).toMatch(/no one could be asked \(no one answered in the console within 20 ms: permissions\.console_approvals\.timeout_ms\); nobody refused it\./)
+      expect(result!.content).not.toMatch(/the user denied/)
+      const audit = readFileSync(path.join(root, '.toolhost/audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
+      expect(audit.filter((l) => l.callId === 'w1').map((l) => [l.decision, l.by, l.answeredBy])).toEqual([['ask', 'mode', undefined], ['deny', 'no-approver', 'console-timeout']])
+    } finally {
+      registry.clear()
+      cleanup()
+    }
   })
 })

@@ -129,7 +129,7 @@ describe('approvals from the console', () => {
     await events.next('snapshot')
     const [result] = await host!.run([{ id: 'w1', name: 'write_note', arguments: { path: 'a.txt' } }])
     expect(result).toMatchObject({ ok: false, error: { code: 'E_DENIED' } })
-    expect(result!.content).toMatch(/^write_note did not run: it needs approval \(.*\) and no one could be asked \(no one answered in the console within 0\.2 s: permissions\.console_approvals\.timeout_ms\); nobody refused it\./)
+    expect(result!.content).toMatch(/^write_note did not run: it needs approval \(.*\) and no one could be asked \(no one answered in the console within 150 ms: permissions\.console_approvals\.timeout_ms\); nobody refused it\./)
     events.close()
   })
 

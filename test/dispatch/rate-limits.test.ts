@@ -83,6 +83,18 @@ describe('rate_limits', () => {
     expect(starts).toEqual([['long', 0], ['s1', 1500], ['s2', 1510], ['s3', 2500]])
   })
 
+  test('a call announced as waiting for a worker is announced as waiting for its rate once a worker is free and its slot is not', async () => {
+    const { scheduler, call, starts, events } = setUp(1, { web_search: { calls: 1, per_ms: 1000 } })
+    const outcomes = scheduler.submit([call('s1', 'web_search', 10), call('s2', 'web_search', 10), call('s3', 'web_search', 10)])
+    await vi.advanceTimersByTimeAsync(3000)
+    await Promise.all(outcomes)
+    expect(starts).toEqual([['s1', 0], ['s2', 1000], ['s3', 2000]])
+    // From 10 ms the worker is idle: the console and the trace must say the rate is what they wait for.
+    const pool = (id: string) => events.filter((e) => e.id === id && (e.type === 'waiting-worker' || e.type === 'waiting-rate')).map((e) => [e.type, e.at])
+    expect(pool('s2')).toEqual([['waiting-worker', 0], ['waiting-rate', 10]])
+    expect(pool('s3')).toEqual([['waiting-worker', 0], ['waiting-rate', 10]])
+  })
+
   test('concurrency: a glob group runs at most `concurrency` of its calls at once, across its tools', async () => {
     const { scheduler, call, starts, peak } = setUp(8, { 'mcp_github_*': { concurrency: 2 } })
     const outcomes = scheduler.submit([call('g1', 'mcp_github_search', 100), call('g2', 'mcp_github_issue', 100), call('g3', 'mcp_github_search', 100), call('x', 'other', 100)])
@@ -97,6 +109,59 @@ describe('rate_limits', () => {
     const outcomes = scheduler.submit(['s1', 's2', 's3'].map((id) => call(id, 'web_search', 10)))
     await vi.advanceTimersByTimeAsync(100)
     scheduler.pool.setRateLimits({ web_search: { calls: 5, per_ms: 10_000 } })
+    await vi.advanceTimersByTimeAsync(100)
+    await Promise.all(outcomes)
+    expect(starts).toEqual([['s1', 0], ['s2', 100], ['s3', 100]])
+  })
+})
+
+describe('rate limits × the memory budget (pool throttled while huge results are saved)', () => {
+  test('no rate slot is given while new starts are held off, so the calls cleared meanwhile do not all start at once when it ends', async () => {
+    const { scheduler, call, starts } = setUp(8, { web_search: { calls: 2, per_ms: 1000 } })
+    scheduler.pool.throttle(true)
+    const outcomes = scheduler.submit(['s1', 's2', 's3', 's4', 's5', 's6'].map((id) => call(id, 'web_search', 10)))
+    await vi.advanceTimersByTimeAsync(3500)
+    scheduler.pool.throttle(false)
+    await vi.advanceTimersByTimeAsync(5000)
+    await Promise.all(outcomes)
+    const at = starts.map(([, t]) => t)
+    for (const t of at) expect(at.filter((u) => u >= t && u < t + 1000).length).toBeLessThanOrEqual(2)
+    expect(starts.map(([id]) => id)).toEqual(['s1', 's2', 's3', 's4', 's5', 's6'])
+    expect(at[0]).toBe(3500)
+  })
+})
+
+describe('new rate limits reach every call not yet started (live config × waits)', () => {
+  test('a rule added while calls wait for a worker applies to them: they leave the worker queue for their rate group', async () => {
+    const { scheduler, call, starts, events } = setUp(1, {})
+    const outcomes = scheduler.submit([call('long', 'build', 100), call('s1', 'web_search', 10), call('s2', 'web_search', 10), call('s3', 'web_search', 10)])
+    await vi.advanceTimersByTimeAsync(50)
+    scheduler.pool.setRateLimits({ web_search: { calls: 1, per_ms: 1000 } })
+    await vi.advanceTimersByTimeAsync(5000)
+    await Promise.all(outcomes)
+    expect(starts).toEqual([['long', 0], ['s1', 100], ['s2', 1100], ['s3', 2100]])
+    // While the one worker is busy they wait for it; the move is announced so the timeline knows.
+    const moved = events.filter((e) => e.at === 50 && (e.type === 'waiting-worker' || e.type === 'waiting-rate')).map((e) => [e.type, e.id])
+    expect(moved).toEqual([['waiting-worker', 's1'], ['waiting-worker', 's2'], ['waiting-worker', 's3']])
+  })
+
+  test('calls moved to their rate group are announced as waiting for the rate when a worker is free', async () => {
+    const { scheduler, call, starts, events } = setUp(4, { 'web*': { concurrency: 1 } })
+    const outcomes = scheduler.submit([call('s1', 'web_search', 100), call('s2', 'web_search', 10), call('s3', 'web_search', 10)])
+    await vi.advanceTimersByTimeAsync(50)
+    // A rule naming the tool now wins over the glob: the waiting calls go to its group.
+    scheduler.pool.setRateLimits({ 'web*': { concurrency: 1 }, web_search: { calls: 1, per_ms: 1000 } })
+    await vi.advanceTimersByTimeAsync(5000)
+    await Promise.all(outcomes)
+    expect(starts).toEqual([['s1', 0], ['s2', 50], ['s3', 1050]])
+    expect(events.filter((e) => e.type === 'waiting-rate' && e.at === 50).map((e) => e.type === 'waiting-rate' && [e.id, e.group])).toEqual([['s3', 'web_search']])
+  })
+
+  test('a rule removed frees the calls waiting in its group, and a call running keeps its limit', async () => {
+    const { scheduler, call, starts } = setUp(4, { web_search: { calls: 1, per_ms: 10_000 } })
+    const outcomes = scheduler.submit(['s1', 's2', 's3'].map((id) => call(id, 'web_search', 10)))
+    await vi.advanceTimersByTimeAsync(100)
+    scheduler.pool.setRateLimits({})
     await vi.advanceTimersByTimeAsync(100)
     await Promise.all(outcomes)
     expect(starts).toEqual([['s1', 0], ['s2', 100], ['s3', 100]])

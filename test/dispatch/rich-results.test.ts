@@ -2,7 +2,9 @@
  * Rich results through the host: the three return forms (string, MCP CallToolResult, JSON), isError,
  * outputSchema, and the limits (text spilled to disk, binary held to limits.max_result_bytes).
  */
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
@@ -157,5 +159,53 @@ describe('limits on rich results', () => {
     expect(second).toEqual(image)
     expect(note).toEqual({ type: 'text', text: expect.stringMatching(/^\[truncated: showing \d+ of \d+ characters of text; the whole text is saved at /) })
     expect(result.blocks).toHaveLength(3) // "the end" came after the cut: it is in the saved file
+  })
+})
+
+describe('huge rich results × the memory budget (issues 13 and 14)', () => {
+  // Over the host's 2 M-character budget for huge results waiting to be shaped.
+  const huge = (): string => `${'h'.repeat(99)}\n`.repeat(30_000)
+
+  // A batch of [the huge result, a probe] on one worker: the probe runs once the huge call's worker
+  // is free, and reports how many whole results are saved by then.
+  async function savedWhenNextStarts(value: () => unknown): Promise<{ seen: number; result: import('../../src/index.js').ToolResult }> {
+    let seen = -1
+    tool('huge', value as ToolSpec['handler'])
+    tool('probe', () => {
+      const dir = path.join(root, '.toolhost', 'results')
+      seen = existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith('.txt')).length : 0
+      return 'probed'
+    })
+    host = await createHost({ root, registry, loadPlugins: false, log: silentLogger, env: {}, config: { plugins: { dirs: [] }, env_file: '', permissions: { mode: 'bypass' }, dispatch: { max_workers: 1 }, limits: { max_result_chars: 1000 } } })
+    const [result] = await host.run([{ id: 'h1', name: 'huge' }, { id: 'p1', name: 'probe' }])
+    return { seen, result: result! }
+  }
+
+  test.each([
+    ['a huge text result', () => huge()],
+    ['a huge block result (text beside an image)', () => ({ content: [{ type: 'text', text: huge() }, image] })],
+    ['a huge embedded text resource', () => ({ content: [{ type: 'resource', resource: { uri: 'file:///big.txt', mimeType: 'text/plain', text: huge() } }, image] })],
+  ])('%s holds the next handler off until it is saved (the budget counts it)', async (_what, value) => {
+    const { seen, result } = await savedWhenNextStarts(value)
+    expect(result).toMatchObject({ ok: true, truncated: true, savedTo: expect.stringContaining(path.join('.toolhost', 'results')) })
+    expect(result.content.length).toBeLessThanOrEqual(1000)
+    expect(seen).toBe(1)
+  })
+
+  test('cut text blocks do not keep their huge texts alive: what a result keeps is a copy, never a slice', async () => {
+    // A sliced string keeps its whole parent alive in V8: ten results each holding a 1,000-character
+    // slice would pin 30 MB of handler output for as long as a conversation holds the results.
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    tool('huge_blocks', () => ({ content: [{ type: 'text', text: huge() }, image] }))
+    host = await createHost({ root, registry, loadPlugins: false, log: silentLogger, env: {}, config: { plugins: { dirs: [] }, env_file: '', permissions: { mode: 'bypass' }, limits: { max_result_chars: 1000 } } })
+    await host.run([{ id: 'warm', name: 'huge_blocks' }])
+    gc()
+    const before = process.memoryUsage().heapUsed
+    const results = await host.run(Array.from({ length: 10 }, (_, i) => ({ id: `b${i}`, name: 'huge_blocks' })))
+    gc()
+    const grown = process.memoryUsage().heapUsed - before
+    expect(results.every((r) => r.truncated === true && r.content.length <= 1000)).toBe(true)
+    expect(grown).toBeLessThan(10 * 2 ** 20)
   })
 })

@@ -10,6 +10,9 @@ import { silentLogger } from '../../src/logger.js'
 import { McpSessions } from '../../src/mcp/sessions.js'
 import { connectInMemory, eventually, makeTempDir } from './serve-helpers.js'
 
+const image = { type: 'image' as const, data: Buffer.alloc(3000, 1).toString('base64'), mimeType: 'image/png' }
+const lines = (n: number): string => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join('\n')
+
 describe('MCP resources', { timeout: 30_000 }, () => {
   const tmp = makeTempDir('toolhost-mcp-resources-')
   const sessions = new McpSessions()
@@ -26,6 +29,13 @@ describe('MCP resources', { timeout: 30_000 }, () => {
       parameters: { type: 'object', properties: {}, additionalProperties: false },
       maxResultChars: 500,
       handler: () => Array.from({ length: 300 }, (_, i) => `line ${i + 1}`).join('\n'),
+    }))
+    registry.register(defineTool({
+      name: 'long_report',
+      description: 'Returns 300 numbered lines beside an image (text over its 500-character limit).',
+      parameters: { type: 'object', properties: {}, additionalProperties: false },
+      maxResultChars: 500,
+      handler: () => ({ content: [{ type: 'text', text: lines(300) }, image] }),
     }))
     host = await createHost({ root: tmp.dir, log: silentLogger, loadPlugins: false, registry, config: { plugins: { dirs: [] }, env_file: '', permissions: { mode: 'bypass' } } })
     ;({ client } = await connectInMemory(host, sessions))
@@ -58,6 +68,17 @@ describe('MCP resources', { timeout: 30_000 }, () => {
     expect(contents).toEqual([{ uri: saved!.uri, mimeType: 'text/plain', text: Array.from({ length: 300 }, (_, i) => `line ${i + 1}`).join('\n') }])
   })
 
+  test('a block result over its limit keeps its image, and its whole text is readable as the resource its note names', async () => {
+    const result = await client.callTool({ name: 'long_report', arguments: {} })
+    const blocks = result.content as Array<{ type: string; text?: string }>
+    expect(blocks.filter((b) => b.type === 'image')).toEqual([image])
+    const note = blocks.at(-1)!.text!
+    const name = /saved at \S*?([^/\s]+\.txt)\]$/.exec(note)?.[1]
+    expect(name).toBeDefined()
+    const { contents } = await client.readResource({ uri: `toolhost://results/${name}` })
+    expect(contents).toEqual([{ uri: `toolhost://results/${name}`, mimeType: 'text/plain', text: `${lines(300)}\n[image image/png, 3 KB, not shown]` }])
+  })
+
   test.each([
     { uri: 'toolhost://results/..%2F..%2Fetc%2Fpasswd', why: 'a path out of the results folder' },
     { uri: 'toolhost://results/no-such-file.txt', why: 'a result that was never saved' },
@@ -76,9 +97,15 @@ describe('MCP resources', { timeout: 30_000 }, () => {
     const { resources } = await client.listResources()
     expect(resources.find((r) => r.uri === uri)).toMatchObject({ mimeType: 'text/plain', description: expect.stringContaining('running') })
     await client.subscribeResource({ uri })
-    await eventually(() => (updated.includes(uri) ? true : undefined), 'notifications/resources/updated while it writes')
-    const { contents } = await client.readResource({ uri })
-    expect((contents[0] as { text: string }).text).toMatch(/^first\nmore/)
+    // An update may come for 'first' alone; each later one means more output: read until it is in.
+    let text = ''
+    for (let updates = 0; !/^first\nmore/.test(text); updates++) {
+      expect(updates, `the log still reads ${JSON.stringify(text)}`).toBeLessThan(40)
+      updated.length = 0
+      await eventually(() => (updated.includes(uri) ? true : undefined), 'notifications/resources/updated while it writes')
+      text = ((await client.readResource({ uri })).contents[0] as { text: string }).text
+    }
+    expect(text).toMatch(/^first\nmore/)
     updated.length = 0
     await processes.kill(id)
     await eventually(() => (updated.includes(uri) ? true : undefined), 'notifications/resources/updated for its end')

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { afterEach, describe, expect, test } from 'vitest'
-import { createHost, defineTool, registry, type HostEvent } from '../../src/index.js'
+import { createDeferred } from '../../src/dispatch/deferred.js'
+import { createHost, defineTool, registry, type HostEvent, type PermissionResult } from '../../src/index.js'
 import { silentLogger } from '../../src/logger.js'
 import { CallTimeline, type CallRecord } from '../../src/observe/call-timeline.js'
 
@@ -116,5 +117,72 @@ describe('worker lanes (property)', () => {
       }),
       { numRuns: 25 },
     )
+  })
+})
+
+describe('held calls are shown as being checked, not as waiting for a person (admission at arrival × the timeline)', () => {
+  // A batch held behind a slow check: the timeline must say "checking" while it is decided, and an
+  // approval only when a person was really asked (the console, --trace-file and OpenTelemetry read it).
+  async function watch(mode: 'bypass' | 'ask', tools: () => void, approve?: () => Promise<Array<{ decision: 'allow-once' }>>): Promise<{ timeline: CallTimeline; states: Map<string, string[]>; host: Awaited<ReturnType<typeof createHost>> }> {
+    tools()
+    const host = await createHost({ loadPlugins: false, log: silentLogger, env: {}, config: { env_file: '', permissions: { mode, audit_log: '' } }, ...(approve ? { approve } : {}) })
+    const states = new Map<string, string[]>()
+    const timeline = new CallTimeline({
+      onUpdate: (r) => {
+        const seen = states.get(r.id) ?? []
+        if (seen.at(-1) !== r.state) seen.push(r.state)
+        states.set(r.id, seen)
+      },
+    })
+    host.onEvent((e) => timeline.observe(e))
+    return { timeline, states, host }
+  }
+
+  test('an availability check and a tool\'s own permission check: "checking", then on; no approval recorded', async () => {
+    const checked = createDeferred<boolean>()
+    const said = createDeferred<PermissionResult>()
+    const { timeline, states, host } = await watch('bypass', () => {
+      registry.register(defineTool({ name: 'gated', description: 'Its check is slow.', parameters: { type: 'object' }, parallelSafe: true, check: () => checked.promise, handler: () => 'gated ran' }))
+      registry.register(defineTool({ name: 'judged', description: 'Its permission check is slow.', parameters: { type: 'object' }, parallelSafe: true, checkPermissions: () => said.promise, handler: () => 'judged ran' }))
+    })
+    const results = host.run([{ id: 'g', name: 'gated', arguments: {} }, { id: 'j', name: 'judged', arguments: {} }])
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(timeline.records().map((r) => [r.id, r.state])).toEqual([['g', 'checking'], ['j', 'checking']])
+    checked.resolve(true)
+    said.resolve({ behavior: 'allow' })
+    expect((await results).map((r) => r.ok)).toEqual([true, true])
+    await host.close()
+    expect(states.get('g')).toEqual(['checking', 'ready', 'running', 'done'])
+    expect(timeline.records().map((r) => [r.id, r.approval, r.check])).toEqual([['g', undefined, 'allowed'], ['j', undefined, 'allowed']])
+  })
+
+  test('a call refused by its check is marked refused by the check, not denied by a person', async () => {
+    const { timeline, host } = await watch('bypass', () => {
+      registry.register(defineTool({ name: 'judged', description: 'Its permission check says no.', parameters: { type: 'object' }, parallelSafe: true, checkPermissions: async () => ({ behavior: 'deny', message: 'not today' }), handler: () => 'never' }))
+    })
+    const [result] = await host.run([{ id: 'j', name: 'judged', arguments: {} }])
+    await host.close()
+    expect(result).toMatchObject({ ok: false, error: { code: 'E_DENIED' } })
+    expect(timeline.records()[0]).toMatchObject({ id: 'j', check: 'refused', approval: undefined, code: 'E_DENIED' })
+  })
+
+  test('when the check leads to asking a person: "checking", then "approval", then on', async () => {
+    const answer = createDeferred<Array<{ decision: 'allow-once' }>>()
+    const asked = createDeferred<void>()
+    const { timeline, states, host } = await watch('ask', () => {
+      registry.register(defineTool({ name: 'writes', description: 'Writes, after a slow permission check.', parameters: { type: 'object' }, parallelSafe: true, checkPermissions: async () => ({ behavior: 'passthrough' }), handler: () => 'wrote' }))
+    }, () => {
+      asked.resolve()
+      return answer.promise
+    })
+    const results = host.run([{ id: 'w', name: 'writes', arguments: {} }])
+    await asked.promise
+    await new Promise((resolve) => setImmediate(resolve)) // the decision reaches the call's gate
+    expect(timeline.records()[0]!.state).toBe('approval')
+    answer.resolve([{ decision: 'allow-once' }])
+    expect((await results)[0]!.ok).toBe(true)
+    await host.close()
+    expect(states.get('w')).toEqual(['checking', 'approval', 'ready', 'running', 'done'])
+    expect(timeline.records()[0]).toMatchObject({ approval: 'approved', check: 'allowed' })
   })
 })

@@ -80,6 +80,47 @@ describe('trace file (host option traceFile)', () => {
     expect(slice('f2').args!.wait_ms as number).toBeGreaterThan(0) // it waited for a worker
   })
 
+  test('admission at arrival: a batch held for a check, a person\'s denial, a rate wait and an unknown tool each get one slice; only the calls that ran are on worker lanes', async () => {
+    const file = path.join(root, 'held.trace.json')
+    const checked = createDeferred<boolean>()
+    registry.register(defineTool({ name: 'checked_free', description: 'Its availability check is slow.', parameters: { type: 'object' }, parallelSafe: true, readOnly: () => true, check: () => checked.promise, handler: () => 'checked ran' }))
+    registry.register(defineTool({ name: 'rated', description: 'Rate limited.', parameters: { type: 'object' }, parallelSafe: true, readOnly: () => true, handler: () => 'rated ran' }))
+    const host = await createHost({
+      root, loadPlugins: false, log: silentLogger, traceFile: file,
+      config: { env_file: '', dispatch: { max_workers: 4 }, permissions: { mode: 'ask', audit_log: '' }, rate_limits: { rated: { calls: 1, per_ms: 60_000 } } },
+      approve: async (requests) => requests.map(() => ({ decision: 'deny' as const, message: 'not now' })),
+    })
+    const rateWait = whenEvents(host, 'waiting-rate', 1)
+    const denied = whenEvents(host, 'approval', 1)
+    const controller = new AbortController()
+    const run = host.run([
+      { id: 'c1', name: 'checked_free', arguments: {} }, // held while its check runs
+      { id: 'w1', name: 'hold_write', arguments: { path: 'a.txt' } }, // asks; the person denies
+      { id: 'q1', name: 'rated', arguments: {} },
+      { id: 'q2', name: 'rated', arguments: {} }, // waits for the next rate window; interrupted
+      { id: 'x1', name: 'no_such_tool', arguments: {} },
+    ], { signal: controller.signal })
+    checked.resolve(true)
+    await rateWait
+    await denied
+    await new Promise((resolve) => setImmediate(resolve)) // the denial reaches the scheduler
+    controller.abort()
+    const results = await run
+    await host.close()
+    expect(results.map((r) => [r.id, r.ok ? 'ok' : r.error?.code])).toEqual([['c1', 'ok'], ['w1', 'E_DENIED'], ['q1', 'ok'], ['q2', 'E_ABORTED'], ['x1', 'E_TOOL_UNKNOWN']])
+
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as TraceDocument
+    const facts = checkTrace(doc, ['c1', 'w1', 'q1', 'q2', 'x1'])
+    const slice = (id: string) => facts.slices.get(id)!
+    const onLane = (id: string) => facts.laneNames.has(slice(id).tid)
+    expect(['c1', 'w1', 'q1', 'q2', 'x1'].filter(onLane)).toEqual(['c1', 'q1'])
+    expect(slice('c1').args).toMatchObject({ check: 'allowed', outcome: 'ok' })
+    expect(slice('c1').args).not.toHaveProperty('approval')
+    expect(slice('w1').args).toMatchObject({ check: 'allowed', approval: 'denied', outcome: 'E_DENIED' })
+    expect(slice('q2').args).toMatchObject({ waited_for_rate: 'rated ({"calls":1,"per_ms":60000})', outcome: 'E_ABORTED' })
+    expect(slice('x1').args).toMatchObject({ outcome: 'refused: E_TOOL_UNKNOWN' })
+  })
+
   test('a record set with no calls gives a valid empty trace', () => {
     const doc = toTraceDocument([])
     expect(doc.traceEvents).toEqual([{ ph: 'M', name: 'process_name', pid: 1, tid: 0, args: { name: 'toolhost' } }])

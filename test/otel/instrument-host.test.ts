@@ -155,6 +155,24 @@ describe('OpenTelemetry spans (GenAI execute_tool)', () => {
     expect(exporter.getFinishedSpans()).toEqual([])
   })
 
+  test('calls held by their own permission check at arrival: one span each, the check\'s decision, no approval a person never gave', async () => {
+    registry.register(defineTool({ name: 'judged_no', description: 'Its check says no.', parameters: { type: 'object' }, parallelSafe: true, checkPermissions: async () => ({ behavior: 'deny', message: 'not today' }), handler: () => 'never' }))
+    registry.register(defineTool({ name: 'judged_yes', description: 'Its check says yes.', parameters: { type: 'object' }, parallelSafe: true, checkPermissions: async () => ({ behavior: 'allow' }), handler: () => 'ran' }))
+    const host = await hostWith({ mode: 'bypass', audit_log: '' })
+    await host.run([{ id: 'n1', name: 'judged_no', arguments: {} }, { id: 'y1', name: 'judged_yes', arguments: {} }])
+    await host.close()
+    const spans = exporter.getFinishedSpans()
+    expect(spans.map((s) => s.attributes['gen_ai.tool.call.id']).sort()).toEqual(['n1', 'y1'])
+    const no = spanNamed(spans, 'n1')
+    const yes = spanNamed(spans, 'y1')
+    expect(no.attributes).toMatchObject({ 'toolhost.permission.decision': 'deny', 'error.type': 'E_DENIED', 'toolhost.ran': false })
+    expect(yes.attributes).toMatchObject({ 'toolhost.permission.decision': 'allow', 'toolhost.ran': true })
+    for (const span of [no, yes]) {
+      expect(span.events.map((e) => e.name)).toContain('toolhost.checked')
+      expect(span.events.map((e) => e.name)).not.toContain('toolhost.approval')
+    }
+  })
+
   test('an MCP tools/call with _meta.traceparent: the call\'s span is a child of the client\'s remote span', async () => {
     const host = await hostWith({ mode: 'bypass' })
     const sessions = new McpSessions()

@@ -31,8 +31,8 @@ afterEach(async () => {
   await kit.cleanup()
 })
 
-async function sandboxedHost(root: string, terminal: Record<string, unknown> = {}): Promise<Host> {
-  const host = await createHost({ root, config: { plugins: { dirs: [] }, env_file: '', permissions: { mode: 'bypass' }, processes: { kill_grace_ms: 400 }, terminal: { sandbox: 'bwrap', ...terminal } }, plugins: ['plugins'], log: silentLogger })
+async function sandboxedHost(root: string, terminal: Record<string, unknown> = {}, env?: NodeJS.ProcessEnv): Promise<Host> {
+  const host = await createHost({ root, ...(env ? { env } : {}), config: { plugins: { dirs: [] }, env_file: '', permissions: { mode: 'bypass' }, processes: { kill_grace_ms: 400 }, terminal: { sandbox: 'bwrap', ...terminal } }, plugins: ['plugins'], log: silentLogger })
   hosts.push(host)
   host.services.processes.onEvent((event) => {
     if (event.type === 'spawned') kit.pids.add(event.process.pid)
@@ -88,6 +88,23 @@ describe.skipIf(problem !== undefined)('terminal.sandbox: bwrap (reason: skipped
     const killed = await processes.kill(started.id)
     expect(killed).toMatchObject({ status: 'exited', signalsSent: ['SIGTERM'] })
     for (const pid of members) expect(isProcessAlive(pid)).toBe(false)
+  })
+
+  test('a sandboxed background command gets the host\'s environment (createHost env), not the process\'s', async () => {
+    const root = kit.tempRoot()
+    process.env.TOOLHOST_SANDBOX_LEAK_PROBE = 'leaked'
+    try {
+      const host = await sandboxedHost(root, {}, { PATH: process.env.PATH, FROM_HOST: 'host-value' })
+      const started = await host.call({ id: 'bg', name: 'terminal', arguments: { command: 'echo "${FROM_HOST}|${TOOLHOST_SANDBOX_LEAK_PROBE}" > env.txt', background: true } })
+      expect(started.ok).toBe(true)
+      const id = /proc_[A-Za-z0-9_]+/.exec(started.content)![0]
+      const { outcome, process: ended } = await host.services.processes.wait(id, { timeoutMs: 20_000 })
+      expect(outcome).toBe('exited')
+      expect(ended).toMatchObject({ sandboxed: true, exitCode: 0 })
+      expect(readFileSync(path.join(root, 'env.txt'), 'utf8')).toBe('host-value|\n')
+    } finally {
+      delete process.env.TOOLHOST_SANDBOX_LEAK_PROBE
+    }
   })
 
   test('a sandboxed background process is adopted after the host crashes, then killed as a group', { timeout: 60_000 }, async () => {

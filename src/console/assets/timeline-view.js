@@ -1,5 +1,5 @@
 // The timeline: one bar per call on its worker lane (calls that ran), one row per call not started
-// yet (waiting for earlier calls, for an approval, or for a worker), and the calls table. The same
+// yet (being checked, waiting for earlier calls, for an approval, or for a worker), and the calls table. The same
 // facts as `toolhost run --trace`, live.
 import { formatMs, h, replaceChildren, row, setText } from './dom.js'
 
@@ -7,7 +7,7 @@ const ROW_PX = 30
 const BURST_GAP_MS = 2000
 const TABLE_ROWS = 300
 
-const STATE_WORDS = { refused: 'refused', approval: 'waiting for approval', waiting: 'waiting', rate: 'waiting for a rate slot', ready: 'waiting for a worker', running: 'running', done: 'done' }
+const STATE_WORDS = { refused: 'refused', checking: 'being checked', approval: 'waiting for approval', waiting: 'waiting', rate: 'waiting for a rate slot', ready: 'waiting for a worker', running: 'running', done: 'done' }
 
 export function createTimelineView(section, { onSelect }) {
   const labels = section.querySelector('.lane-labels')
@@ -28,7 +28,7 @@ export function createTimelineView(section, { onSelect }) {
     const shown = pick(all, range.value)
     shownByKey = new Map(shown.map((r) => [r.key, r]))
     const ran = shown.filter((r) => r.startedAt !== undefined && r.lane !== undefined)
-    const pending = shown.filter((r) => r.startedAt === undefined && (r.state === 'approval' || r.state === 'waiting' || r.state === 'rate' || r.state === 'ready'))
+    const pending = shown.filter((r) => r.startedAt === undefined && (r.state === 'checking' || r.state === 'approval' || r.state === 'waiting' || r.state === 'rate' || r.state === 'ready'))
     const drawn = [...ran, ...pending]
     const t0 = drawn.length > 0 ? Math.min(...drawn.map(startOf)) : now
     const t1 = Math.max(t0 + 1, ...drawn.map((r) => endOf(r, now)))
@@ -123,6 +123,7 @@ export function renderCallDetail(container, record, now) {
     ['footprint', record.footprint ?? '—'],
     ['waited for', waitsText(record) || 'nothing'],
     ['approval', record.approval ?? 'not needed'],
+    ['checks', record.check === undefined ? 'decided at arrival' : record.check === 'checking' ? 'being checked' : record.check],
     ['worker lane', record.lane === undefined ? '—' : `worker ${record.lane + 1}`],
     ['waited', record.queuedAt !== undefined ? formatMs((record.startedAt ?? record.finishedAt ?? now) - record.queuedAt) : '—'],
     ['ran', record.startedAt !== undefined ? formatMs((record.finishedAt ?? now) - record.startedAt) : 'did not run'],
