@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { parse } from 'dotenv'
+import { createRequire } from 'node:module'
 import { ToolhostError } from './errors.js'
 
 /**
@@ -18,6 +18,8 @@ export function loadEnvFile(file: string, env: NodeJS.ProcessEnv = process.env):
   } catch (error) {
     throw new ToolhostError('E_CONFIG_INVALID', `env_file: cannot read ${file}: ${(error as Error).message}; fix the file or set env_file: "" to turn it off`, { cause: error })
   }
+  // dotenv is loaded only when there is a file to parse: most start-ups have none.
+  const { parse } = createRequire(import.meta.url)('dotenv') as typeof import('dotenv')
   const parsed = parse(text)
   const set: string[] = []
   for (const [name, value] of Object.entries(parsed)) {

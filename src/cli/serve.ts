@@ -1,6 +1,7 @@
 import { ToolhostError } from '../errors.js'
 import type { HostConsole } from '../console/attach-console.js'
 import type { Host } from '../host.js'
+import { isLoopback } from '../loopback.js'
 import { notifyOnToolChanges, serveStdio } from '../mcp/server.js'
 import { McpSessions } from '../mcp/sessions.js'
 import type { CliArgs } from './args.js'
@@ -29,8 +30,8 @@ export async function serveCommand(args: CliArgs, io: Output): Promise<number> {
       await stdio.close()
     } else {
       // Loaded only for --http: the Streamable HTTP transport brings an HTTP framework stdio never uses.
-      const { isLoopback, serveHttp } = await import('../mcp/http.js')
-      const hostConsole = await consoleFor(host, sessions, io, isLoopback)
+      const { serveHttp } = await import('../mcp/http.js')
+      const hostConsole = await consoleFor(host, sessions, io)
       const endpoint = await serveHttp(host, sessions, { port, hostname: host.config.serve.host, ...(hostConsole ? { routes: hostConsole.routes } : {}) })
       io.err(`toolhost: MCP Streamable HTTP at ${endpoint.url}`)
       if (hostConsole) io.err(`toolhost: console at ${hostConsole.urlAt(new URL(endpoint.url).origin)}`)
@@ -48,7 +49,7 @@ export async function serveCommand(args: CliArgs, io: Output): Promise<number> {
 
 // The console beside /mcp (serve.console): on a loopback address by default, elsewhere only when
 // configured `always`. Loaded only when served.
-async function consoleFor(host: Host, sessions: McpSessions, io: Output, isLoopback: (hostname: string) => boolean): Promise<HostConsole | undefined> {
+async function consoleFor(host: Host, sessions: McpSessions, io: Output): Promise<HostConsole | undefined> {
   const setting = host.config.serve.console
   if (setting === 'off') return undefined
   if (setting === 'loopback' && !isLoopback(host.config.serve.host)) {

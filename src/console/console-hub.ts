@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import type { Host } from '../host.js'
 import { CallTimeline, type CallRecord } from '../observe/call-timeline.js'
+import type { ProcessRegistry } from '../processes/process-registry.js'
 import { ConsoleApprovals } from './console-approvals.js'
 import { hostView, limitsView, processesView, toolsView, type ConsoleClient } from './console-views.js'
 import { EventStream } from './event-stream.js'
@@ -51,8 +52,10 @@ export class ConsoleHub {
     this.approvals.onChange(() => this.#broadcast('approvals', { approvals: this.approvals.pending() }))
   }
 
+  // Named, not `Host['services']['processes']`: that entry exists only where process-registry's
+  // declaration merging is in the program, which a consumer importing just toolhost/console lacks.
   /** The host's process registry (the Kill button's). */
-  get processes(): Host['services']['processes'] | undefined {
+  get processes(): ProcessRegistry | undefined {
     return this.#host.services.processes
   }
 

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
-import writeFileAtomic from 'write-file-atomic'
 import type { RateRule } from './rate-limits.js'
 
 /** What the scheduler keeps per tool: how long its calls take (an EWMA) and its rate rule (cached). */
@@ -151,6 +150,8 @@ export class DurationEstimates {
     const tools = Object.fromEntries(entries.map((e) => [e.name, { ms: Math.round(e.ms * 1000) / 1000, samples: e.samples }]))
     try {
       await mkdir(path.dirname(file), { recursive: true })
+      // Loaded on the first save, not at start-up (it and signal-exit are ~10–40 ms to load).
+      const { default: writeFileAtomic } = await import('write-file-atomic')
       await writeFileAtomic(file, `${JSON.stringify({ version: FILE_VERSION, tools }, null, 2)}\n`, { mode: 0o600 })
     } catch (error) {
       onProblem(`cannot save the duration estimates to ${file}: ${(error as Error).message}`)

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http'
-import { isIP, type AddressInfo } from 'node:net'
+import type { AddressInfo } from 'node:net'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { isInitializeRequest, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
 import { ToolhostError } from '../errors.js'
+import { isLoopback, isLoopbackHost, isLoopbackOrigin } from '../loopback.js'
 import type { Host } from '../host.js'
 import { MemoryEventStore } from './event-store.js'
 import type { McpSessions } from './sessions.js'
@@ -183,41 +184,5 @@ async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown
     return JSON.parse(Buffer.concat(chunks).toString('utf8'))
   } catch {
     return undefined
-  }
-}
-
-/**
- * True for a name that can only mean this machine: `localhost`, an IPv4 address in 127.0.0.0/8, or
- * `::1` (bracketed or not). Compared exactly, after URL parsing: `127.0.0.1.evil.example` and
- * `localhost.evil.example` are other hosts.
- *
- * @example
- * isLoopback('127.0.0.1.evil.example') // false
- */
-export function isLoopback(hostname: string): boolean {
-  const name = hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1')
-  if (name === 'localhost' || name === '::1') return true
-  return isIP(name) === 4 && name.startsWith('127.')
-}
-
-/** An Origin header, when a browser sends one, must be a loopback http(s) origin. */
-export function isLoopbackOrigin(origin: string | undefined): boolean {
-  if (origin === undefined) return true // not a browser
-  try {
-    const url = new URL(origin)
-    return (url.protocol === 'http:' || url.protocol === 'https:') && isLoopback(url.hostname)
-  } catch {
-    return false
-  }
-}
-
-/** The Host header must name this server: a loopback name and its port, parsed as a URL would. */
-export function isLoopbackHost(header: string | undefined, port: number): boolean {
-  if (header === undefined || header === '' || /[/?#@\s]/.test(header)) return false
-  try {
-    const url = new URL(`http://${header}`)
-    return isLoopback(url.hostname) && (url.port === '' ? '80' : url.port) === String(port)
-  } catch {
-    return false
   }
 }

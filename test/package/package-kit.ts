@@ -27,7 +27,7 @@ export interface PackageKit {
   files: PackedFile[]
   /** Bytes of the .tgz. */
   size: number
-  /** A user project with the tarball installed (and @types/node). */
+  /** A user project with the tarball installed (and @types/node, and the framework adapters' peers). */
   consumer: string
   /** A new user project folder sharing the consumer's node_modules, with this package.json. */
   project(name: string, manifest?: Record<string, unknown>): string
@@ -65,6 +65,13 @@ export async function mustRun(command: string, args: readonly string[], cwd: str
   return result
 }
 
+/** The optional peer dependencies the framework adapters need, installed in the consumer. */
+export const FRAMEWORK_PEERS = ['ai', '@openai/agents', 'zod'] as const
+
+function repoVersion(name: string): string {
+  return (JSON.parse(readFileSync(path.join(REPO, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version
+}
+
 /** Builds the kit: copy, install (prepare builds), pack, install the tarball into a consumer. */
 export async function preparePackage(): Promise<PackageKit> {
   const work = mkdtempSync(path.join(os.tmpdir(), 'toolhost-package-'))
@@ -83,8 +90,10 @@ export async function preparePackage(): Promise<PackageKit> {
   const consumer = path.join(work, 'consumer')
   mkdirSync(consumer)
   writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }, null, 2))
-  const typesNode = (JSON.parse(readFileSync(path.join(REPO, 'node_modules/@types/node/package.json'), 'utf8')) as { version: string }).version
-  await mustRun('npm', ['install', '--prefer-offline', tarball, `@types/node@${typesNode}`], consumer)
+  // The optional peers of toolhost/ai-sdk and toolhost/openai-agents join the same install (a few
+  // seconds more, from the cache this repository's install filled), at the versions the repository tests.
+  const peers = ['@types/node', ...FRAMEWORK_PEERS].map((name) => `${name}@${repoVersion(name)}`)
+  await mustRun('npm', ['install', '--prefer-offline', tarball, ...peers], consumer)
   return {
     work,
     clone,
@@ -120,4 +129,22 @@ export const STRICT_FLAGS = {
 export async function typeCheck(dir: string, name: string, compilerOptions: Record<string, unknown>, files: { files?: string[]; include?: string[] }): Promise<Run> {
   writeFileSync(path.join(dir, name), JSON.stringify({ compilerOptions: { ...STRICT_FLAGS, ...compilerOptions }, ...files }, null, 2))
   return run(process.execPath, [path.join(REPO, 'node_modules/typescript/bin/tsc'), '-p', name], dir)
+}
+
+// Records every module the ESM loader resolves, so a test can say what a program loaded.
+const TRACE_LOADS = `import { register } from 'node:module'
+register('data:text/javascript,' + encodeURIComponent(\`import { appendFileSync } from 'node:fs'
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context)
+  appendFileSync(process.env.TRACE_LOADS, result.url + '\\\\n')
+  return result
+}\`))
+`
+
+/** Runs `node SCRIPT` in `dir`, with the URL of every module it loaded. */
+export async function runTraced(dir: string, script: string): Promise<Run & { loaded: string[] }> {
+  writeFileSync(path.join(dir, 'trace-loads.mjs'), TRACE_LOADS)
+  const log = path.join(dir, `loads-${script}.txt`)
+  const result = await run(process.execPath, ['--import', './trace-loads.mjs', script], dir, { env: { TRACE_LOADS: log } })
+  return { ...result, loaded: existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : [] }
 }

@@ -3,7 +3,9 @@ import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { childEnv, preparePackage, REPO, run, typeCheck, type PackageKit } from './package-kit.js'
+import { ASSET_NAMES } from '../../src/console/console-assets.js'
+import { childEnv, preparePackage, REPO, run, runTraced, typeCheck, type PackageKit } from './package-kit.js'
+import { describeSubpathEntries, SUBPATHS } from './subpath-entries.js'
 
 // CI proves the package as a user gets it (issue 11, item 8): packed, installed into a project of
 // its own, and used there from plain Node, strict TypeScript, npx and each test runner. One install
@@ -23,34 +25,27 @@ describe('the tarball', () => {
     const allowed = /^(package\.json|README\.md|LICENSE|config\.yaml|bin\/toolhost\.mjs|docs\/[\w-]+\.md|examples\/demo-batch\.json|examples\/workspace\/.+|dist\/(src|plugins)\/.+)$/
     expect(paths.filter((p) => !allowed.test(p))).toEqual([])
     expect(paths.filter((p) => /(^|\/)test\/|\.test\.|\.spec\.|^\.ci|^scripts\/|AGENTS\.md|BENCHMARKS\.md|^src\/|^plugins\//.test(p))).toEqual([])
+    // Repository-only: conformance and sandbox fixtures, configs of the tools that build and test it.
+    expect(paths.filter((p) => /conformance|fixtures|crash-host|test-artifacts|tsconfig|vitest\.config|package-lock|run-ts|toolhost-dev|bench/.test(p))).toEqual([])
     // TypeScript only as declarations (and the demo workspace's sample file).
     expect(paths.filter((p) => /\.m?ts$/.test(p) && !/\.d\.ts$/.test(p))).toEqual(['examples/workspace/src/math.ts'])
     for (const file of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/mcp/index.js', 'dist/src/mcp/index.d.ts', 'dist/src/loader/resolve-toolhost.mjs', 'dist/src/cli/main.js', 'dist/src/cli/templates/plugin.ts.tmpl', 'dist/src/cli/templates/plugin.node-test.tmpl', 'dist/plugins/basics.js', 'dist/plugins/files.js']) {
       expect(paths).toContain(file)
     }
+    // Every entry of `exports` is in the tarball, with its types; the subpath tests cover each one.
+    const manifestExports = (JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { exports: Record<string, string | Record<string, string>> }).exports
+    expect(Object.keys(manifestExports).filter((key) => key !== '.' && key !== './package.json').map((key) => key.replace('.', 'toolhost'))).toEqual([...SUBPATHS])
+    for (const target of Object.values(manifestExports).flatMap((value) => (typeof value === 'string' ? [value] : Object.values(value)))) expect(paths).toContain(target.replace(/^\.\//, ''))
+    for (const name of ASSET_NAMES) expect(paths).toContain(`dist/src/console/assets/${name}`)
     const manifest = JSON.parse(readFileSync(path.join(kit.consumer, 'node_modules/toolhost/package.json'), 'utf8')) as { license: string }
     expect(manifest.license).toBe('MIT')
     expect(readFileSync(path.join(kit.consumer, 'node_modules/toolhost/LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) 2026 toolhost contributors/)
   })
 })
 
-describe('plain Node', () => {
-  // Records every module the ESM loader resolves, so a test can say what a program loaded.
-  const TRACE = `import { register } from 'node:module'
-register('data:text/javascript,' + encodeURIComponent(\`import { appendFileSync } from 'node:fs'
-export async function resolve(specifier, context, next) {
-  const result = await next(specifier, context)
-  appendFileSync(process.env.TRACE_LOADS, result.url + '\\\\n')
-  return result
-}\`))
-`
-  const traced = async (dir: string, script: string): Promise<{ code: number | null; stdout: string; stderr: string; loaded: string[] }> => {
-    writeFileSync(path.join(dir, 'trace-loads.mjs'), TRACE)
-    const log = path.join(dir, `loads-${script}.txt`)
-    const result = await run(process.execPath, ['--import', './trace-loads.mjs', script], dir, { env: { TRACE_LOADS: log } })
-    return { ...result, loaded: existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : [] }
-  }
+describeSubpathEntries(() => kit)
 
+describe('plain Node', () => {
   test('imports toolhost and runs a batch on the built-in tools, loading neither tsx nor the MCP SDK', async () => {
     const dir = kit.project('plain-node')
     writeFileSync(path.join(dir, 'notes.txt'), 'line one\nline two\n')
@@ -68,7 +63,7 @@ console.log(JSON.stringify(results.map((r) => ({ id: r.id, ok: r.ok, code: r.err
 await host.close()
 `,
     )
-    const result = await traced(dir, 'app.mjs')
+    const result = await runTraced(dir, 'app.mjs')
     expect(result.code, result.stderr).toBe(0)
     expect(JSON.parse(result.stdout)).toEqual([
       { id: 'a', ok: true, code: null },
@@ -97,7 +92,7 @@ console.log(JSON.stringify({ failed: host.pluginReport.failed, contents: results
 await host.close()
 `,
     )
-    const result = await traced(dir, 'app.mjs')
+    const result = await runTraced(dir, 'app.mjs')
     expect(result.code, result.stderr).toBe(0)
     expect(JSON.parse(result.stdout)).toEqual({ failed: [], contents: ['far ran', 'typed 2'], shared: true })
     expect(result.loaded.some((url) => /\/node_modules\/tsx\//.test(url))).toBe(true)
@@ -152,17 +147,6 @@ registry.register(
 )
 await host.close()
 `
-  const MCP_CONSUMER = `import { createHost } from 'toolhost'
-import { McpSessions, serveStdio, type HttpEndpoint } from 'toolhost/mcp'
-
-const sessions = new McpSessions()
-const host = await createHost({ ask: (request, signal) => sessions.ask(request, signal), approve: sessions.approve })
-const served: { closed: Promise<void>; close: () => Promise<void> } = await serveStdio(host, sessions)
-const endpoint: HttpEndpoint | undefined = undefined
-console.log(endpoint)
-await served.closed
-`
-
   test.each([
     { resolution: 'NodeNext', module: 'NodeNext' },
     { resolution: 'Bundler', module: 'ESNext' },
@@ -178,15 +162,6 @@ await served.closed
     writeFileSync(path.join(dir, 'consumer.ts'), CONSUMER.replace('      // @ts-expect-error a misspelt field is a type error: typed schema inference works from the .d.ts\n', ''))
     const broken = await typeCheck(dir, 'tsconfig.json', { module, moduleResolution: resolution }, { files: ['consumer.ts'] })
     expect(broken.stdout).toMatch(/consumer\.ts\(\d+,\d+\): error TS2551: Property 'heigth' does not exist on type '\{ (width: number; height|height: number; width): number; \}'/)
-  }, SLOW)
-
-  test("toolhost/mcp type-checks too; the MCP SDK's own types need the DOM lib (its fetch types)", async () => {
-    const dir = path.join(kit.consumer, 'types-mcp')
-    mkdirSync(dir, { recursive: true })
-    writeFileSync(path.join(dir, 'consumer.ts'), MCP_CONSUMER)
-    const result = await typeCheck(dir, 'tsconfig.json', { module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2023', 'DOM'] }, { files: ['consumer.ts'] })
-    expect(result.stdout + result.stderr).toBe('')
-    expect(result.code).toBe(0)
   }, SLOW)
 })
 
