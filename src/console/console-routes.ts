@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { readJsonBody } from '../http-body.js'
 import type { Asset } from './console-assets.js'
 import type { ConsoleAuth } from './console-auth.js'
 import type { ConsoleDecision } from './console-approvals.js'
@@ -104,19 +105,8 @@ async function handleAction(req: IncomingMessage, res: ServerResponse, pathname:
 
 async function readSmallJson(req: IncomingMessage): Promise<object | undefined> {
   if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) return undefined
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length
-    if (size > MAX_ACTION_BYTES) return undefined
-    chunks.push(chunk as Buffer)
-  }
-  try {
-    const value: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'))
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined
-  } catch {
-    return undefined
-  }
+  const value = await readJsonBody(req, MAX_ACTION_BYTES)
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { isInitializeRequest, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
 import { ToolhostError } from '../errors.js'
+import { readJsonBody, TOO_LARGE } from '../http-body.js'
 import { isLoopback, isLoopbackHost, isLoopbackOrigin } from '../loopback.js'
 import type { Host } from '../host.js'
 import { MemoryEventStore } from './event-store.js'
@@ -79,7 +80,7 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
       if (!existing) return reply(res, 400, 'missing mcp-session-id; start with an initialize request')
       return existing.handleRequest(req, res)
     }
-    const body = await readJson(req, maxBody)
+    const body = await readJsonBody(req, maxBody)
     if (body === TOO_LARGE) return reply(res, 413, `the request body is over ${maxBody} bytes (serve.max_message_bytes); send less per message`)
     if (body === undefined) return reply(res, 400, 'the request body is not JSON')
     if (existing) return existing.handleRequest(req, res, body)
@@ -167,22 +168,5 @@ function alignProtocolVersion(req: IncomingMessage, agreed: string | undefined):
   req.headers['mcp-protocol-version'] = agreed
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     if (req.rawHeaders[i]!.toLowerCase() === 'mcp-protocol-version') req.rawHeaders[i + 1] = agreed
-  }
-}
-
-const TOO_LARGE = Symbol('too large')
-
-async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length
-    if (size > maxBytes) return TOO_LARGE
-    chunks.push(chunk as Buffer)
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'))
-  } catch {
-    return undefined
   }
 }
