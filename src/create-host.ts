@@ -25,7 +25,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   await attachProcessRegistry(host)
   startTempSweep(host) // temp files of killed writes, in the background
   // Events cost nothing while nobody listens, so they are logged only when asked for.
-  if (options.logEvents ?? (options.env ?? process.env).TOOLHOST_LOG === 'debug') logSchedulingEvents(host, host.log)
+  if (options.logEvents ?? (options.env ?? process.env).TOOLHOST_LOG?.trim().toLowerCase() === 'debug') logSchedulingEvents(host, host.log)
   // Observers are loaded only when asked for (or, for OpenTelemetry, when an SDK is registered).
   if (options.traceFile !== undefined) (await import('./observe/trace-file.js')).recordTraceFile(host, path.resolve(options.cwd ?? process.cwd(), options.traceFile))
   if (options.openTelemetry ?? isOpenTelemetryRegistered()) (await import('./otel/instrument-host.js')).instrumentHost(host)
