@@ -69,7 +69,12 @@ describe('defaults', () => {
   test('an empty file, a comment-only file and no file at all mean the defaults', () => {
     expect(parseConfigText('', 'c.yaml')).toEqual(defaultConfig())
     expect(parseConfigText('# nothing here\n', 'c.yaml')).toEqual(defaultConfig())
-    expect(loadConfig({ cwd: mkdtempSync(path.join(os.tmpdir(), 'toolhost-noconfig-')) })).toMatchObject({ config: defaultConfig(), file: undefined })
+    const empty = mkdtempSync(path.join(os.tmpdir(), 'toolhost-noconfig-'))
+    try {
+      expect(loadConfig({ cwd: empty })).toMatchObject({ config: defaultConfig(), file: undefined })
+    } finally {
+      rmSync(empty, { recursive: true, force: true })
+    }
   })
 
   test('a null section (every key commented out) is accepted; other sections merge over the defaults', () => {
