@@ -51,9 +51,9 @@ export class Job implements PoolJob {
   blockers = 0
   gateError: ToolError | undefined = undefined
   execution: Execution | undefined = undefined
-  /** An interrupt arrived while the job was starting (e.g. from a 'started' listener). */
   /** The pool wait last announced to listeners (`waiting-worker` or `waiting-rate`). */
   poolWait: 'worker' | 'rate' | undefined = undefined
+  /** An interrupt arrived while the job was starting (e.g. from a 'started' listener). */
   interruptPending = false
   /** Interrupted while running: its duration says nothing about the tool. */
   interrupted = false
@@ -71,6 +71,14 @@ export class Job implements PoolJob {
     this.outcome = new Promise<JobOutcome>((resolve) => {
       this.#resolve = resolve
     })
+  }
+
+  /** Waits for `earlier`'s release (`earlier` is unreleased: reserved, or of the same submission). */
+  dependOn(earlier: Job, reason: string): void {
+    this.deps.push(earlier)
+    this.waits.push({ id: earlier.call.id, reason })
+    ;(earlier.dependents ??= []).push(this)
+    this.blockers++
   }
 
   isPending(): boolean {

@@ -3,7 +3,7 @@ import { assignBottomLevels, raiseAncestors, refreshBottomLevels } from './criti
 import { createDeferred, type Deferred } from './deferred.js'
 import { DurationEstimates, type ToolProfile } from './duration-estimates.js'
 import type { Execution, Outcome } from './execute-call.js'
-import { conflictReason } from './footprint.js'
+import { Reservations } from './reservations.js'
 import { Job, Submission } from './scheduler-job.js'
 import type { JobOutcome, SchedulableCall, SchedulerEvent, SchedulerOptions, SubmitOptions } from './scheduler-types.js'
 import { WorkerPool } from './worker-pool.js'
@@ -34,10 +34,7 @@ export class Scheduler {
   readonly #onEvent: ((event: SchedulerEvent) => void) | undefined
   readonly #onAnswer: ((outcome: Outcome) => void) | undefined
   readonly #listening: (() => boolean) | undefined
-  // Unreleased jobs by footprint kind, in arrival order (Sets keep insertion order).
-  readonly #barriers = new Set<Job>()
-  readonly #scoped = new Set<Job>()
-  readonly #free = new Set<Job>()
+  readonly #reserved = new Reservations()
   // Jobs whose waits are over, to be sorted out (skipped or queued) by #process.
   #arrivals: Job[] = []
   #arrivalHead = 0
@@ -95,7 +92,7 @@ export class Scheduler {
 
   /** Calls not yet released (waiting, queued or running). */
   get pending(): number {
-    return this.#barriers.size + this.#scoped.size + this.#free.size
+    return this.#reserved.size
   }
 
   /**
@@ -111,16 +108,16 @@ export class Scheduler {
     for (let i = 0; i < calls.length; i++) {
       const call = calls[i]!
       const job = new Job(++this.#seq, call)
-      this.#collectConflicts(job)
+      this.#reserved.collectConflicts(job)
       const extra = modeWaits?.[i]
       if (extra !== undefined) {
         for (const wait of extra) {
           const dep = wait.index < i ? jobs[wait.index] : undefined
-          if (dep && !job.deps.includes(dep)) this.#dependOn(job, dep, wait.reason)
+          if (dep && !job.deps.includes(dep)) job.dependOn(dep, wait.reason)
         }
       }
       if (!waitsOnOlder) for (const dep of job.deps) if (dep.seq < firstSeq) waitsOnOlder = true
-      this.#reserve(job)
+      this.#reserved.add(job)
       jobs[i] = job
       outcomes[i] = job.outcome
       if (this.#wantsEvents()) {
@@ -164,31 +161,6 @@ export class Scheduler {
     while (this.pending > 0) await (this.#idle ??= createDeferred<void>()).promise
   }
 
-  #collectConflicts(job: Job): void {
-    const fp = job.call.footprint
-    if (fp.kind === 'barrier') {
-      // Everything unreleased, in arrival order.
-      for (const earlier of this.#inArrivalOrder()) this.#consider(job, earlier)
-      return
-    }
-    for (const earlier of this.#barriers) this.#consider(job, earlier)
-    if (fp.kind === 'scoped') for (const earlier of this.#scoped) this.#consider(job, earlier)
-  }
-
-  // A method, not a closure made per call: under tsx a named closure costs a defineProperty.
-  #consider(job: Job, earlier: Job): void {
-    const reason = conflictReason(earlier.call.footprint, job.call.footprint, earlier.call.id)
-    if (reason !== undefined) this.#dependOn(job, earlier, reason)
-  }
-
-  // `earlier` is unreleased here (it is reserved, or of the same submission and not yet driven).
-  #dependOn(job: Job, earlier: Job, reason: string): void {
-    job.deps.push(earlier)
-    job.waits.push({ id: earlier.call.id, reason })
-    ;(earlier.dependents ??= []).push(job)
-    job.blockers++
-  }
-
   #openGate(job: Job, gate: Promise<ToolError | undefined>): void {
     job.blockers++
     gate.then(
@@ -210,21 +182,10 @@ export class Scheduler {
     }
   }
 
-  #inArrivalOrder(): Job[] {
-    return [...this.#barriers, ...this.#scoped, ...this.#free].sort((a, b) => a.seq - b.seq)
-  }
-
-  #reserve(job: Job): void {
-    const kind = job.call.footprint.kind
-    ;(kind === 'barrier' ? this.#barriers : kind === 'scoped' ? this.#scoped : this.#free).add(job)
-  }
-
   #release(job: Job, abandoned: boolean): void {
     if (job.released) return
     job.released = true
-    this.#barriers.delete(job)
-    this.#scoped.delete(job)
-    this.#free.delete(job)
+    this.#reserved.delete(job)
     job.state = 'done'
     if (job.rate !== undefined) this.#pool.released(job)
     if (this.#wantsEvents()) this.#emit({ type: 'released', id: job.call.id, seq: job.seq, at: this.#now(), abandoned })
@@ -315,14 +276,14 @@ export class Scheduler {
 
   #runningIds(): string[] {
     const ids: string[] = []
-    for (const job of this.#inArrivalOrder()) if (job.state === 'running') ids.push(job.call.id)
+    for (const job of this.#reserved.inArrivalOrder()) if (job.state === 'running') ids.push(job.call.id)
     return ids
   }
 
   // Estimates moved: every unreleased call's bottom level again, and waiting calls re-ordered.
   #refresh(): void {
     this.#stale = false
-    const newestFirst = this.#inArrivalOrder().reverse()
+    const newestFirst = this.#reserved.inArrivalOrder().reverse()
     refreshBottomLevels(newestFirst, this.#estimates, (job) => this.#pool.reprioritise(job))
   }
 
