@@ -128,9 +128,17 @@ export function readBatch(file: string | undefined): ReturnType<typeof parseBatc
   return parseBatch(document, file)
 }
 
+// A batch that parses to no calls (an assistant message with text only, an empty tool_calls)
+// would otherwise print nothing at all and exit 0: say so, so a wrong file is noticed.
+function noCallsNote(file: string | undefined): string {
+  return `${file === '-' ? 'standard input' : file} holds no tool calls (an assistant message without tool_calls or tool_use blocks?); nothing to run`
+}
+
 /** `toolhost run FILE|-`: a batch; results in call order; `--trace` adds timings and the plan. */
 export async function runCommand(host: Host, args: CliArgs, io: Output): Promise<number> {
-  const results = await runAndPrint(host, readBatch(args.positionals[0]), args, io)
+  const calls = readBatch(args.positionals[0])
+  if (calls.length === 0) io.err(noCallsNote(args.positionals[0]))
+  const results = await runAndPrint(host, calls, args, io)
   return results.every((r) => r.ok) ? 0 : 1
 }
 
@@ -173,6 +181,7 @@ export async function runAndPrint(host: Host, calls: ReturnType<typeof parseBatc
 /** `toolhost explain FILE|-`: the plan without running anything. */
 export async function explainCommand(host: Host, args: CliArgs, io: Output): Promise<number> {
   const calls = readBatch(args.positionals[0])
+  if (calls.length === 0) io.err(noCallsNote(args.positionals[0]))
   const plan = await host.explain(calls, { mode: (args.mode as Host['mode'] | undefined) ?? host.mode })
   if (args.json) {
     io.out(JSON.stringify(plan, null, 2))
