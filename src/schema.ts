@@ -178,9 +178,9 @@ function describeOne(error: ErrorObject, data: unknown, root: string): string {
     case 'type':
       return `${at} must be ${String(params.type)}, got ${typeName(valueAt(data, error.instancePath))}`
     case 'enum':
-      return `${at} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`
+      return `${at} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}${gotScalar(valueAt(data, error.instancePath))}`
     case 'const':
-      return `${at} must be ${JSON.stringify(params.allowedValue)}`
+      return `${at} must be ${JSON.stringify(params.allowedValue)}${gotScalar(valueAt(data, error.instancePath))}`
     default:
       return `${at} ${error.message ?? 'is invalid'}${gotScalar(valueAt(data, error.instancePath))}`
   }
