@@ -89,6 +89,18 @@ describe('what a person reads', () => {
     }
   })
 
+  test('counts of one read in the singular: "0 of 1 tool available", "plan (1 call)"', async () => {
+    const config = path.join(dir, 'one-tool.yaml')
+    writeFileSync(config, 'plugins:\n  dirs: []\n  builtins: [basics]\nenv_file: ""\ndispatch:\n  duration_estimates: ""\n')
+    const batch = path.join(dir, 'one-call.json')
+    writeFileSync(batch, JSON.stringify([{ type: 'tool_use', id: 't1', name: 'echo', input: { text: 'hi' } }]))
+    expect((await inProcess(['explain', batch, '--config', config, '--root', dir])).stdout).toMatch(/^graph mode plan \(1 call\):/)
+    const one = path.join(dir, 'one-builtin.yaml')
+    writeFileSync(one, 'plugins:\n  dirs: []\n  builtins: [notify]\nenv_file: ""\n')
+    registry.clear()
+    expect((await inProcess(['list', '--config', one, '--root', dir])).stdout).toContain('0 of 1 tool available')
+  })
+
   test('an empty tool list says why and what to do', async () => {
     const config = path.join(dir, 'no-tools.yaml')
     writeFileSync(config, 'plugins:\n  dirs: [my-tools]\n  builtins: false\nenv_file: ""\n')
