@@ -133,7 +133,7 @@ registry.register(
       const file = ws.resolve(args.path, 'write')
       const outcome = await ws.writeFile(file, args.content)
       const lines = splitLines(args.content).length
-      return `${outcome.created ? 'created' : 'overwrote'} ${file.relative} (${outcome.bytes} bytes, ${lines} line${lines === 1 ? '' : 's'})`
+      return `${outcome.created ? 'created' : 'overwrote'} ${file.relative} (${outcome.bytes} byte${outcome.bytes === 1 ? '' : 's'}, ${lines} line${lines === 1 ? '' : 's'})`
     },
   }),
 )

@@ -178,12 +178,27 @@ function describeOne(error: ErrorObject, data: unknown, root: string): string {
     case 'type':
       return `${at} must be ${String(params.type)}, got ${typeName(valueAt(data, error.instancePath))}`
     case 'enum':
-      return `${at} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`
+      return `${at} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}${gotScalar(valueAt(data, error.instancePath))}`
+    case 'minLength':
+    case 'maxLength':
+    case 'minItems':
+    case 'maxItems':
+    case 'minProperties':
+    case 'maxProperties':
+      return `${at} ${sizeRule(error.keyword, Number(params.limit))}${gotScalar(valueAt(data, error.instancePath))}`
     case 'const':
-      return `${at} must be ${JSON.stringify(params.allowedValue)}`
+      return `${at} must be ${JSON.stringify(params.allowedValue)}${gotScalar(valueAt(data, error.instancePath))}`
     default:
       return `${at} ${error.message ?? 'is invalid'}${gotScalar(valueAt(data, error.instancePath))}`
   }
+}
+
+// ajv says "must NOT have fewer than 1 characters"; a person or a model reads a plain rule better.
+function sizeRule(keyword: string, limit: number): string {
+  const unit = keyword.endsWith('Length') ? 'character' : keyword.endsWith('Items') ? 'item' : 'field'
+  const counted = `${limit} ${unit}${limit === 1 ? '' : 's'}`
+  const least = keyword.startsWith('min')
+  return keyword.endsWith('Length') ? `must be at ${least ? 'least' : 'most'} ${counted} long` : `must have at ${least ? 'least' : 'most'} ${counted}`
 }
 
 /** ", got 0" for a number, boolean or short string; nothing for larger values. */

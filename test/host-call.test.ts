@@ -150,7 +150,7 @@ describe('validate: each missing, unexpected or mistyped field named by its path
     { args: { name: 'a', colour: 'red' }, problems: ['`colour` is not an accepted field; remove it'] },
     { args: { name: 3 }, problems: ['`name` must be string, got integer'] },
     { args: { name: 'a', count: -1 }, problems: ['`count` must be >= 0, got -1'] },
-    { args: { name: 'a', mode: 'medium' }, problems: ['`mode` must be one of "fast", "slow"'] },
+    { args: { name: 'a', mode: 'medium' }, problems: ['`mode` must be one of "fast", "slow", got "medium"'] },
     { args: { name: 'a', opts: { deep: 'yes', wide: true } }, problems: ['`opts.wide` is not an accepted field; remove it', '`opts.deep` must be boolean, got string'] },
     { args: { name: 'a', tags: ['ok', 5] }, problems: ['`tags[1]` must be string, got integer'] },
     { args: { count: 'two', extra: 1 }, problems: ['`name` is required but missing', '`extra` is not an accepted field; remove it', '`count` must be integer, got string'] },

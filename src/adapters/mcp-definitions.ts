@@ -1,4 +1,4 @@
-import type { AnyTool, ContentBlock, ToolResult } from '../types.js'
+import type { AnyTool, ContentBlock, ObjectJsonSchema, ToolResult } from '../types.js'
 
 /** MCP tool annotations (hints a client may show or use; never trusted for security). */
 export interface McpToolAnnotations {
@@ -8,13 +8,13 @@ export interface McpToolAnnotations {
   openWorldHint: boolean
 }
 
-/** One entry of an MCP `tools/list` answer. */
+/** One entry of an MCP `tools/list` answer; assignable to the MCP SDK's `Tool`. */
 export interface McpToolDefinition {
   name: string
   description: string
-  inputSchema: Record<string, unknown>
+  inputSchema: ObjectJsonSchema
   /** The JSON Schema of the tool's `structuredContent`, when it declares one. */
-  outputSchema?: Record<string, unknown>
+  outputSchema?: ObjectJsonSchema
   annotations: McpToolAnnotations
 }
 
@@ -54,8 +54,9 @@ export function toMcpAnnotations(tool: AnyTool): McpToolAnnotations {
  * const tools = host.registry.list().map(toMcpDefinition)
  */
 export function toMcpDefinition(tool: AnyTool): McpToolDefinition {
-  const output = tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }
-  return { name: tool.name, description: tool.description, inputSchema: tool.parameters, ...output, annotations: toMcpAnnotations(tool) }
+  // defineTool refuses parameters and an outputSchema whose type is not 'object'.
+  const output = tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema as ObjectJsonSchema }
+  return { name: tool.name, description: tool.description, inputSchema: tool.parameters as ObjectJsonSchema, ...output, annotations: toMcpAnnotations(tool) }
 }
 
 /**

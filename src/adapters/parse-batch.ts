@@ -33,9 +33,9 @@ export function parseBatch(document: unknown, source = 'the batch'): ToolCall[] 
       return
     }
     if (typeof entry.type === 'string' && entry.type !== 'function') return // text, thinking, … blocks
-    if (typeof entry.name === 'string') {
-      calls.push({ id: stringOr(entry.id, `call_${index}`), name: entry.name, arguments: (entry.arguments ?? entry.input ?? '') as ToolCall['arguments'] })
-    }
+    // Anything else was meant as a call (a bare { name, arguments }, or one with its name missing):
+    // it gets a result too (E_TOOL_UNKNOWN without a name) rather than vanishing from the batch.
+    calls.push({ id: stringOr(entry.id, `call_${index}`), name: stringOr(entry.name, ''), arguments: (entry.arguments ?? entry.input ?? '') as ToolCall['arguments'] })
   })
   return calls
 }

@@ -155,12 +155,23 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   }
 }
 
+/** What each option that takes a value wants, as the usage text names it. */
+const OPTION_VALUES: Record<string, string> = {
+  config: 'FILE', root: 'DIR', plugins: 'DIR', 'trace-file': 'FILE', mode: 'graph|partition|batch|serial',
+  'permission-mode': 'ask|accept-edits|auto|plan|bypass', http: 'PORT (0 picks a free one)',
+}
+
 // One line, and where to look: node's own message for an unknown option is three sentences.
 function usageError(error: Error & { code?: string }, argv: readonly string[]): ToolhostError {
   const command = argv.find((a) => Object.hasOwn(COMMANDS, a))
   const pointer = `see toolhost ${command ? `${command} ` : ''}--help`
   const unknown = /^Unknown option '([^']+)'/.exec(error.message)
   if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && unknown) return new ToolhostError('E_USAGE', `unknown option ${unknown[1]}; ${pointer}`)
+  // Node says "Option '--root <value>' argument missing": name the value the option wants instead.
+  const missing = /^Option '(?:-\w, )?--([\w-]+)(?: <value>)?' argument (?:missing|is ambiguous)/.exec(error.message)
+  if (missing) return new ToolhostError('E_USAGE', `--${missing[1]} needs a value: --${missing[1]} ${OPTION_VALUES[missing[1]!] ?? 'VALUE'}; ${pointer}`)
+  const flag = /^Option '(?:-\w, )?--([\w-]+)' does not take an argument/.exec(error.message)
+  if (flag) return new ToolhostError('E_USAGE', `--${flag[1]} takes no value: write --${flag[1]} alone; ${pointer}`)
   return new ToolhostError('E_USAGE', `${error.message.split('. ')[0]!.replace(/\.$/, '')}; ${pointer}`)
 }
 

@@ -35,7 +35,7 @@ export async function listCommand(host: Host, args: CliArgs, io: Output): Promis
   for (const t of tools) {
     io.out(`${t.name.padEnd(nameWidth)}  ${t.toolset.padEnd(setWidth)}  ${t.available ? 'available' : `hidden: ${t.reason}`}`)
   }
-  io.out(`\n${tools.filter((t) => t.available).length} of ${tools.length} tools available`)
+  io.out(`\n${tools.filter((t) => t.available).length} of ${counted(tools.length, 'tool')} available`)
   return 0
 }
 
@@ -69,7 +69,7 @@ export async function doctorCommand(host: Host, _args: CliArgs, io: Output): Pro
   io.out(`sandbox:       ${host.services.processes.sandboxStatus}`)
   const servers = host.services.mcpClients ?? []
   if (servers.length > 0) io.out(`mcp servers:   ${servers.filter((m) => m.connected).length} of ${servers.length} connected`)
-  for (const m of servers) io.out(`  ${m.connected ? 'ok     ' : 'DOWN   '} ${m.server} (${m.tools.length} tools)${m.problems.length > 0 ? `: ${m.problems.join('; ')}` : ''}`)
+  for (const m of servers) io.out(`  ${m.connected ? 'ok     ' : 'DOWN   '} ${m.server} (${counted(m.tools.length, 'tool')})${m.problems.length > 0 ? `: ${m.problems.join('; ')}` : ''}`)
   io.out(`plugins:       ${host.pluginReport.loaded.length} loaded, ${host.pluginReport.failed.length} failed`)
   for (const file of host.pluginReport.loaded) io.out(`  ok      ${file} (${(host.pluginReport.toolsByFile.get(file) ?? []).join(', ') || 'no tools'})`)
   for (const f of host.pluginReport.failed) io.out(`  FAILED  ${f.file}: ${f.message}`)
@@ -128,9 +128,17 @@ export function readBatch(file: string | undefined): ReturnType<typeof parseBatc
   return parseBatch(document, file)
 }
 
+// A batch that parses to no calls (an assistant message with text only, an empty tool_calls)
+// would otherwise print nothing at all and exit 0: say so, so a wrong file is noticed.
+function noCallsNote(file: string | undefined): string {
+  return `${file === '-' ? 'standard input' : file} holds no tool calls (an assistant message without tool_calls or tool_use blocks?); nothing to run`
+}
+
 /** `toolhost run FILE|-`: a batch; results in call order; `--trace` adds timings and the plan. */
 export async function runCommand(host: Host, args: CliArgs, io: Output): Promise<number> {
-  const results = await runAndPrint(host, readBatch(args.positionals[0]), args, io)
+  const calls = readBatch(args.positionals[0])
+  if (calls.length === 0) io.err(noCallsNote(args.positionals[0]))
+  const results = await runAndPrint(host, calls, args, io)
   return results.every((r) => r.ok) ? 0 : 1
 }
 
@@ -173,12 +181,13 @@ export async function runAndPrint(host: Host, calls: ReturnType<typeof parseBatc
 /** `toolhost explain FILE|-`: the plan without running anything. */
 export async function explainCommand(host: Host, args: CliArgs, io: Output): Promise<number> {
   const calls = readBatch(args.positionals[0])
+  if (calls.length === 0) io.err(noCallsNote(args.positionals[0]))
   const plan = await host.explain(calls, { mode: (args.mode as Host['mode'] | undefined) ?? host.mode })
   if (args.json) {
     io.out(JSON.stringify(plan, null, 2))
     return 0
   }
-  io.out(`${plan.mode} mode plan (${plan.calls.length} calls):`)
+  io.out(`${plan.mode} mode plan (${counted(plan.calls.length, 'call')}):`)
   for (const c of plan.calls) {
     if (c.error) {
       io.out(`${c.id} ${c.name}: will not run — ${c.error.code}: ${c.error.message}`)
@@ -223,4 +232,9 @@ function indent(text: string): string {
   const shown = lines.slice(0, 20).map((l) => `      ${l}`)
   if (lines.length > 20) shown.push(`      … ${lines.length - 20} more lines`)
   return shown.join('\n')
+}
+
+/** "1 call", "2 calls", "0 tools": what a person reads under a count. */
+function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`
 }

@@ -26,6 +26,8 @@ export async function serveCommand(args: CliArgs, io: Output): Promise<number> {
   try {
     if (port === undefined) {
       const stdio = await serveStdio(host, sessions)
+      // A person who typed the command sees an empty screen otherwise: say what it waits for.
+      if (process.stdin.isTTY === true) io.err(stdioWaitingNote())
       await Promise.race([stdio.closed, signalled.promise])
       await stdio.close()
     } else {
@@ -64,6 +66,11 @@ async function consoleFor(host: Host, sessions: McpSessions, io: Output): Promis
     io.err(`toolhost: no console: ${(error as Error).message}`)
     return undefined
   }
+}
+
+/** What `serve` says on stderr when a person, not an MCP client, is on its stdin. */
+export function stdioWaitingNote(): string {
+  return 'toolhost: MCP server on stdio, waiting for an MCP client to write to stdin (Ctrl-C stops it). Configure it as a command in your MCP client (docs/mcp.md), or run toolhost serve --http 0 for an address.'
 }
 
 function parsePort(text: string): number {

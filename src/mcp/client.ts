@@ -104,8 +104,9 @@ async function connectOne(host: Host, server: string, config: McpServerConfig): 
     await refresh()
   } catch (error) {
     connection.connected = false
-    connection.problems.push(`cannot connect: ${describeThrown(error)}`)
-    host.log.error(`mcp server ${server} (${host.configFile ?? 'config'}: mcp_servers.${server}): cannot connect: ${describeThrown(error)}; its tools are not offered`)
+    const why = connectFailure(error)
+    connection.problems.push(`cannot connect: ${why}`)
+    host.log.error(`mcp server ${server} (${host.configFile ?? 'config'}: mcp_servers.${server}): cannot connect: ${why}; its tools are not offered`)
     await client.close().catch(() => {})
     return connection
   }
@@ -132,4 +133,10 @@ async function forwardElicitation(ask: AskHandler, request: ElicitRequest, remot
   } catch {
     return { action: signal.aborted ? 'cancel' : 'decline' }
   }
+}
+
+// fetch's own message is only "fetch failed"; the reason (ECONNREFUSED, a DNS miss) is its cause.
+function connectFailure(error: unknown): string {
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : undefined
+  return cause === undefined || cause === '' ? describeThrown(error) : `${describeThrown(error)} (${cause})`
 }

@@ -5,7 +5,7 @@ import type { Host } from '../host.js'
 import { isLevelShown, listenToCall, mcpLevelOf, progressCounter, type McpLogLevel } from './call-events.js'
 import { serveResources } from './resources.js'
 import { isOpenTelemetryRegistered } from '../otel/detect.js'
-import { shownName } from '../dispatch/suggest.js'
+import { shownName, suggestNames } from '../dispatch/suggest.js'
 import { canElicit, McpSessions, PERSON_TOOLS } from './sessions.js'
 import { BoundedStdioTransport } from './stdio-transport.js'
 
@@ -46,14 +46,20 @@ export function createMcpServer(host: Host, sessions: McpSessions): Server {
     return {}
   })
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
+  const listedTools = async () => {
     const tools = await host.definitions('mcp')
-    return { tools: canElicit(server) ? tools : tools.filter((t) => !PERSON_TOOLS.has(t.name)) }
-  })
+    return canElicit(server) ? tools : tools.filter((t) => !PERSON_TOOLS.has(t.name))
+  }
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await listedTools() }))
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name } = request.params
-    if (!host.registry.has(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${shownName(name)}`)
+    if (!host.registry.has(name)) {
+      // A protocol error, as MCP asks; still worded like E_TOOL_UNKNOWN: the closest names this client is offered.
+      const close = suggestNames(name, (await listedTools()).map((t) => t.name))
+      const hint = close.length > 0 ? ` Did you mean ${close.map((n) => `"${n}"`).join(' or ')}?` : ' Call one of the tools tools/list gives.'
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${shownName(name)}.${hint}`)
+    }
     if (PERSON_TOOLS.has(name) && !canElicit(server)) {
       return toMcpCallResult({
         id: String(extra.requestId), name, ok: false, content: '',

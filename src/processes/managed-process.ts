@@ -102,6 +102,10 @@ export class ManagedProcess {
   #note: string | undefined
   #logProblem: string | undefined
   #endedAt: number | undefined
+  // Date.now() when this host spawned it. The OS start time (spec.startTime) is the identity, but it
+  // is built on /proc/stat's whole-second boot time and can be a second off the wall clock: a 30 ms
+  // command read "after 600 ms". Adopted processes have only the OS start time.
+  #spawnedAt: number | undefined
   #signalsSent: string[] = []
   #stillRunning = 0
   #child: ChildProcess | undefined
@@ -134,6 +138,7 @@ export class ManagedProcess {
       throw new Error(`could not open the log file ${spec.log} for the command's output: ${(error as Error).message}`)
     }
     let child: ChildProcess
+    const spawnedAt = Date.now()
     try {
       const env = { ...spec.env, [MARKER_VARIABLE]: spec.marker }
       const [file, args] = spec.sandbox ? [spec.sandbox.bwrap, sandboxArgv(spec.sandbox, spec.command, spec.cwd, { background: spec.background })] : ['/bin/sh', ['-c', spec.command]]
@@ -153,6 +158,7 @@ export class ManagedProcess {
     const { env: _env, marker, sandbox, ...kept } = spec
     const managed = new ManagedProcess({ ...kept, pid: child.pid, startTime, ...(sandbox ? { sandboxed: true } : {}) }, false, marker, capacity, onEnd)
     managed.#child = child
+    managed.#spawnedAt = spawnedAt
     // 'exit', not 'close': a grandchild holding a descriptor must not delay the end.
     child.once('exit', (code, signal) => managed.#onLeaderExit(code, signal))
     child.stdin?.on('error', () => {})
@@ -233,8 +239,8 @@ export class ManagedProcess {
       background: this.spec.background,
       notifyOnComplete: this.spec.notify,
       adopted: this.adopted,
-      startedAt: new Date(this.spec.startTime).toISOString(),
-      uptimeMs: Math.max(0, (this.#endedAt ?? Date.now()) - this.spec.startTime),
+      startedAt: new Date(this.#spawnedAt ?? this.spec.startTime).toISOString(),
+      uptimeMs: Math.max(0, (this.#endedAt ?? Date.now()) - (this.#spawnedAt ?? this.spec.startTime)),
       exitCode: this.#exitCode,
       signal: this.#signal,
       signalsSent: [...this.#signalsSent],

@@ -28,6 +28,8 @@ describe('toCalls: whatever host.run is handed', () => {
     { name: 'Chat assistant message without calls', input: { role: 'assistant', content: 'done' }, calls: [] },
     { name: 'Responses output items (reasoning skipped; call_id wins over id)', input: [{ type: 'reasoning', id: 'rs' }, { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'echo', arguments: '{}' }], calls: [{ id: 'call_1', name: 'echo', arguments: '{}' }] },
     { name: 'Responses response object', input: { object: 'response', output: [{ type: 'function_call', call_id: 'call_2', name: 'echo', arguments: '{}' }] }, calls: [{ id: 'call_2', name: 'echo', arguments: '{}' }] },
+    { name: 'a bare { name, arguments } entry is a call', input: [{ type: 'text', text: 'hi' }, { name: 'echo', arguments: '{}' }], calls: [{ id: 'call_1', name: 'echo', arguments: '{}' }] },
+    { name: 'an entry with no name and no type still gets a call (so a result), not dropped', input: [{ foo: 1 }], calls: [{ id: 'call_0', name: '', arguments: '' }] },
     { name: 'Anthropic message (text blocks skipped)', input: { role: 'assistant', content: [{ type: 'text', text: 'hi' }, { type: 'tool_use', id: 'toolu_1', name: 'echo', input: { text: 'x' } }] }, calls: [{ id: 'toolu_1', name: 'echo', arguments: { text: 'x' } }] },
   ])('$name', ({ input, calls }) => {
     expect(toCalls(input)).toEqual(calls)

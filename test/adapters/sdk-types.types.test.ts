@@ -1,9 +1,10 @@
 // Type tests against the model SDKs' own parameter types: `npm run typecheck` compiles this file, so
-// a definition or message shape that stops fitting `openai` or `@anthropic-ai/sdk` fails CI. No cast
+// a definition or message shape that stops fitting `openai`, `@anthropic-ai/sdk` or the MCP SDK fails CI. No cast
 // appears anywhere below: every value flows from toolhost into the SDK type as it is. The runtime
 // assertions check the same values really carry what the types promise (strict, the rich parts).
 import type { MessageParam, Tool, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages'
 import type { ChatCompletionMessageParam, ChatCompletionTool, ChatCompletionToolMessageParam } from 'openai/resources/chat/completions'
+import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
 import type { FunctionTool, ResponseInputItem } from 'openai/resources/responses/responses'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createHost, defineTool, ToolRegistry, type Host, type ToolResult } from '../../src/index.js'
@@ -51,6 +52,13 @@ describe('toolhost output is assignable to the SDKs’ types without casts', () 
       call_id: 'call_1',
       output: [{ type: 'input_text', text: 'page 1' }, { type: 'input_image', image_url: `data:image/png;base64,${png}` }],
     })
+  })
+
+  test('MCP: the SDK’s Tool[] and CallToolResult[] (for an MCP server of your own)', async () => {
+    const tools: McpTool[] = await host.definitions('mcp')
+    const answers: CallToolResult[] = host.toMessages(await results(), 'mcp')
+    expect(tools[0]).toMatchObject({ name: 'read_page', inputSchema: { type: 'object' }, annotations: { readOnlyHint: false } })
+    expect(answers[1]).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringContaining('E_TOOL_UNKNOWN') }] })
   })
 
   test('Anthropic Messages: Tool[], MessageParam and ToolResultBlockParam', async () => {

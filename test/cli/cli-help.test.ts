@@ -69,7 +69,10 @@ describe('usage errors are one line with a pointer to the help', () => {
     { args: ['--frobnicate'], line: 'toolhost: E_USAGE: unknown option --frobnicate; see toolhost --help' },
     { args: ['lsit'], line: 'toolhost: E_USAGE: unknown command "lsit" (did you mean list?); see toolhost --help' },
     { args: ['help', 'lsit'], line: 'toolhost: E_USAGE: unknown command "lsit" (did you mean list?); see toolhost --help' },
-    { args: ['call', '--root'], line: "toolhost: E_USAGE: Option '--root <value>' argument missing; see toolhost call --help" },
+    { args: ['call', '--root'], line: 'toolhost: E_USAGE: --root needs a value: --root DIR; see toolhost call --help' },
+    { args: ['serve', '--http'], line: 'toolhost: E_USAGE: --http needs a value: --http PORT (0 picks a free one); see toolhost serve --help' },
+    { args: ['list', '--root', '--json'], line: 'toolhost: E_USAGE: --root needs a value: --root DIR; see toolhost list --help' },
+    { args: ['list', '--json=yes'], line: 'toolhost: E_USAGE: --json takes no value: write --json alone; see toolhost list --help' },
   ])('toolhost $args.0 $args.1', async ({ args, line }) => {
     expect(await inProcess(args)).toEqual({ code: 2, stdout: '', stderr: `${line}\n` })
   })
@@ -84,6 +87,18 @@ describe('what a person reads', () => {
     for (const file of ['bad-name.ts', 'bad-schema.ts', 'dup-b.ts', 'half.ts', 'syntax-error.mjs']) {
       expect(failures.filter((line) => line.includes(`broken/${file} failed to load`))).toHaveLength(1)
     }
+  })
+
+  test('counts of one read in the singular: "0 of 1 tool available", "plan (1 call)"', async () => {
+    const config = path.join(dir, 'one-tool.yaml')
+    writeFileSync(config, 'plugins:\n  dirs: []\n  builtins: [basics]\nenv_file: ""\ndispatch:\n  duration_estimates: ""\n')
+    const batch = path.join(dir, 'one-call.json')
+    writeFileSync(batch, JSON.stringify([{ type: 'tool_use', id: 't1', name: 'echo', input: { text: 'hi' } }]))
+    expect((await inProcess(['explain', batch, '--config', config, '--root', dir])).stdout).toMatch(/^graph mode plan \(1 call\):/)
+    const one = path.join(dir, 'one-builtin.yaml')
+    writeFileSync(one, 'plugins:\n  dirs: []\n  builtins: [notify]\nenv_file: ""\n')
+    registry.clear()
+    expect((await inProcess(['list', '--config', one, '--root', dir])).stdout).toContain('0 of 1 tool available')
   })
 
   test('an empty tool list says why and what to do', async () => {

@@ -97,6 +97,7 @@ const launch = {
   traceFile: () => once('traceFile', () => ({ args: ['run', writeBatch('trace-file.json', openai), '--trace-file', path.join(base, 'out', 'batch.trace.json')], root: workspace() })),
   explain: () => once('explain', () => ({ args: ['explain', writeBatch('explain.json', anthropic)], root: workspace() })),
   explainJson: () => once('explainJson', () => ({ args: ['explain', writeBatch('explain-p.json', openai), '--json', '--mode', 'partition'], root: workspace() })),
+  noCalls: () => once('noCalls', () => ({ args: ['run', writeBatch('no-calls.json', { role: 'assistant', content: 'All done.' })], root: workspace() })),
 }
 
 beforeAll(() => {
@@ -106,6 +107,7 @@ beforeAll(() => {
   void launch.traceFile()
   void launch.explain()
   void launch.explainJson()
+  void launch.noCalls()
 })
 
 describe('toolhost run --json --trace', () => {
@@ -170,6 +172,15 @@ describe('toolhost run --trace-file', () => {
     expect(facts.laneNames.size).toBeGreaterThanOrEqual(2) // w1 ran beside r2 and n1
     expect(facts.slices.get('w1')!.name).toBe('write_text')
     expect(doc.otherData).toMatchObject({ generator: 'toolhost', mode: 'graph' })
+  })
+})
+
+describe('toolhost run of a file without calls', () => {
+  test('says the file holds no tool calls instead of printing nothing', async () => {
+    const { code, stdout, stderr } = await launch.noCalls()
+    expect(code).toBe(0)
+    expect(stdout).toBe('')
+    expect(stderr).toMatch(/no-calls\.json holds no tool calls .*; nothing to run/)
   })
 })
 

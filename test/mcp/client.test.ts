@@ -1,4 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -225,6 +227,19 @@ describe('mcp_servers config faults and names', () => {
     const promise = createHost({ config: { plugins: { dirs: [] }, env_file: '', mcp_servers: { bad: server } }, loadPlugins: false, log: silentLogger, registry: new ToolRegistry() })
     await expect(promise).rejects.toMatchObject({ code: 'E_CONFIG_INVALID', message: expect.stringMatching(/mcp_servers\.bad/) })
     await expect(promise).rejects.toThrow(message)
+  })
+
+  test('an HTTP server that refuses the connection is reported with the reason, not only "fetch failed"', async () => {
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const { port } = closed.address() as AddressInfo
+    await new Promise<void>((resolve) => closed.close(() => resolve()))
+    const host = await createHost({ config: { plugins: { dirs: [] }, env_file: '', mcp_servers: { down: { url: `http://127.0.0.1:${port}/mcp` } } }, loadPlugins: false, log: silentLogger, registry: new ToolRegistry() })
+    try {
+      expect(host.services.mcpClients?.[0]?.problems).toEqual([expect.stringMatching(/^cannot connect: .*ECONNREFUSED/)])
+    } finally {
+      await host.close()
+    }
   })
 
   test('a server that cannot be started is reported and the host still starts', async () => {

@@ -50,6 +50,12 @@ describe('toolhost serve over stdio, with the official SDK client', { timeout: 6
     expect((error as McpError).message).toContain('no_such_tool')
   })
 
+  test('an unknown tool’s protocol error names the closest tools the client is offered', async () => {
+    const error = await client.callTool({ name: 'zapp', arguments: {} }).then(() => undefined, (e: unknown) => e)
+    expect((error as McpError).code).toBe(ErrorCode.InvalidParams)
+    expect((error as McpError).message).toMatch(/Unknown tool: zapp\. Did you mean "zap"\?/)
+  })
+
   test('concurrent calls on overlapping paths are serialised; on disjoint paths they overlap (timestamps)', async () => {
     // Timing-based, labelled: each call holds its path 300 ms, so overlap would show in the timestamps.
     const call = (p: string) => client.callTool({ name: 'touch_path', arguments: { path: p, ms: 300 } })

@@ -129,6 +129,11 @@ describe('write_file', () => {
     expect(readFileSync(path.join(sb.root, 'new/deep/er/file.md'), 'utf8')).toBe('# hi\nthere\n')
   })
 
+  test('a one-byte, one-line file is counted in the singular (1 byte, 1 line)', async () => {
+    const result = await call(host, 'write_file', { path: 'one.txt', content: 'x' })
+    expect(result.content).toBe('created one.txt (1 byte, 1 line)')
+  })
+
   test('overwrites atomically, keeps the file mode and leaves no temporary file', async () => {
     const file = path.join(sb.root, 'script.sh')
     writeFileSync(file, 'old\n')

@@ -29,6 +29,16 @@ describe('ProcessRegistry: running and observing', () => {
     expect(isProcessAlive(pid)).toBe(true)
   })
 
+  test('startedAt and uptimeMs of a spawned command lie within the spawn-to-end interval (the OS start time is a second coarse)', async () => {
+    const registry = await kit.open(kit.tempRoot())
+    const before = Date.now()
+    const started = await registry.spawn('true')
+    const { process: done } = await registry.wait(started.id)
+    const after = Date.now()
+    expect(Date.parse(done.startedAt)).toBeGreaterThanOrEqual(before)
+    expect(done.uptimeMs).toBeLessThanOrEqual(after - before)
+  })
+
   test('log pages by stable line numbers, reading lines gone from memory from the log file', async () => {
     const registry = await kit.open(kit.tempRoot(), { bufferChars: 1000 })
     const { id } = await registry.spawn('seq 1 5000')
