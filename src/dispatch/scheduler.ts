@@ -1,3 +1,4 @@
+import { describeThrown } from '../errors.js'
 import type { ToolError } from '../types.js'
 import { assignBottomLevels, raiseAncestors, refreshBottomLevels } from './critical-path.js'
 import { createDeferred, type Deferred } from './deferred.js'
@@ -349,7 +350,7 @@ export class Scheduler {
       execution = job.call.start()
     } catch (error) {
       this.#pool.freed()
-      const outcome: Outcome = { ok: false, error: { code: 'E_TOOL_FAILED', message: `the call could not start: ${(error as Error).message}` } }
+      const outcome: Outcome = { ok: false, error: { code: 'E_TOOL_FAILED', message: `the call could not start: ${describeThrown(error)}` } }
       this.#finish(job, { ran: true, outcome, startedAt, endedAt: this.#now(), waits: job.waits })
       this.#release(job, false)
       return undefined
