@@ -58,7 +58,8 @@ export function copyArguments(args: object, limits: ArgumentLimits): { ok: true;
   } catch (thrown) {
     return { ok: false, problem: `the arguments could not be read (${describeThrown(thrown)}); send plain JSON values` }
   }
-  if (found !== undefined) return { ok: false, problem: describeProblem(found, copy.root as object, limits, true) }
+  // The place is named from a second reading of the original (guarded in describeProblem).
+  if (found !== undefined) return { ok: false, problem: describeProblem(found, args, limits, true) }
   return { ok: true, args: copy.root as Record<string, unknown> }
 }
 
