@@ -51,10 +51,15 @@ export class ToolhostError extends Error {
  * copy, so `instanceof` alone is not enough).
  */
 export function isToolhostError(value: unknown): value is ToolhostError {
-  return (
-    value instanceof ToolhostError ||
-    (typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true)
-  )
+  // A plugin's thrown value may be a Proxy whose traps throw: asking what it is never throws.
+  try {
+    return (
+      value instanceof ToolhostError ||
+      (typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true)
+    )
+  } catch {
+    return false
+  }
 }
 
 /** True when `code` is one of the catalogue's codes. */
@@ -62,13 +67,27 @@ export function isErrorCode(code: unknown): code is ErrorCode {
   return typeof code === 'string' && Object.hasOwn(ERROR_CODES, code)
 }
 
-/** The message of anything thrown, without a stack. */
+/**
+ * The message of anything thrown, without a stack. Never throws: a plugin's thrown value may carry a
+ * getter or be a Proxy that throws when read, and the host reads it while answering the call.
+ *
+ * @example
+ * describeThrown(new Error('disk full')) // 'disk full'
+ * describeThrown({ code: 7 })             // '{"code":7}'
+ */
 export function describeThrown(thrown: unknown): string {
-  if (thrown instanceof Error) return thrown.message || thrown.name
-  if (typeof thrown === 'string') return thrown
   try {
+    if (thrown instanceof Error) {
+      const message: unknown = thrown.message
+      return typeof message === 'string' && message !== '' ? message : String(thrown.name)
+    }
+    if (typeof thrown === 'string') return thrown
     return JSON.stringify(thrown) ?? String(thrown)
   } catch {
-    return String(thrown)
+    try {
+      return String(thrown)
+    } catch {
+      return 'a thrown value that cannot be read (its properties throw)'
+    }
   }
 }

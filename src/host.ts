@@ -105,7 +105,7 @@ export class Host {
       listening: () => this.#events.isListening,
       rateLimits: setup.config.rate_limits,
       priority: setup.config.dispatch.priority,
-      estimates: new DurationEstimates(setup.config.dispatch.duration_estimates === '' ? undefined : underRoot(setup.root, setup.config.dispatch.duration_estimates)),
+      estimates: new DurationEstimates(setup.config.dispatch.duration_estimates === '' ? undefined : underRoot(setup.root, setup.config.dispatch.duration_estimates), setup.root),
       onAnswer: (outcome) => outcome.ok && results.claim(outcome.value),
     })
     this.#admission = new HostAdmission({ host: this, scheduler: this.#scheduler, strict: this.#strict, admit: this.#admit, events: this.#events, results, now: this.#now })

@@ -6,7 +6,7 @@ import type { AnyTool, JsonSchema } from './types.js'
 /** One compiled (or known-good, not yet compiled) schema, shared by the tools whose schema has the same text. */
 export interface SchemaSlot {
   text: string
-  /** The schema object given to ajv (the first registrant's). */
+  /** The schema as it was at registration (parsed from `text`): what ajv compiles and the model is shown. */
   schema: JsonSchema
   /** The compiler holding it (a staged file's own, while its previous version is still in use). */
   compiler: SchemaCompiler
@@ -91,10 +91,12 @@ export class SchemaSlots {
       return existing
     }
     const key = /"\$id"|"\$ref":"(?!#)/.test(text) ? undefined : this.#known.keyOf(text)
-    const slot: SchemaSlot = { text, schema, compiler, validate: undefined, users: 1 }
+    // A copy, not the plugin's object: a schema changed after registration must change neither what
+    // is checked (a validator compiled on first use) nor what the model is shown.
+    const slot: SchemaSlot = { text, schema: JSON.parse(text) as JsonSchema, compiler, validate: undefined, users: 1 }
     if (key === undefined || !this.#known.has(key)) {
       try {
-        slot.validate = compiler.compile(schema)
+        slot.validate = compiler.compile(slot.schema)
       } catch (error) {
         throw invalid(error)
       }

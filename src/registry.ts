@@ -82,6 +82,8 @@ export class ToolRegistry {
     if (existing) throw duplicateTool(tool.name, existing.source, source)
     // A staged file compiles apart: its previous version's schemas (and their $id) are still in use.
     const { slot, outputSlot } = this.#schemas.take(tool, source, staging?.compiler ?? this.#schemas.compiler)
+    // The tool keeps the schemas as registered (the slots' copies), whatever its plugin does to its own objects later.
+    tool = { ...tool, parameters: slot.schema as AnyTool['parameters'], ...(outputSlot ? { outputSchema: outputSlot.schema as AnyTool['outputSchema'] } : {}) }
     const definition: OpenAIToolDefinition = {
       type: 'function',
       // defineTool has checked that `parameters` is an object schema.

@@ -16,10 +16,19 @@ import type { Logger } from './types.js'
  */
 export function guardStrayErrors(options: { log: Logger; registry: ToolRegistry }): () => void {
   const report = (kind: string, error: unknown): void => {
-    const culprit = culpritOf(error, options.registry)
+    // Reading the stray value may itself throw (a getter, a Proxy): a throw from this handler would
+    // end the process, the very thing it is here to prevent.
+    let culprit: { file: string; tools: string[] } | undefined
+    let stack: string | undefined
+    try {
+      culprit = culpritOf(error, options.registry)
+      stack = error instanceof Error && typeof error.stack === 'string' ? error.stack : undefined
+    } catch {
+      culprit = undefined
+    }
     const from = culprit === undefined ? 'from code that is not a plugin file' : `from plugin ${culprit.file} (tools: ${culprit.tools.join(', ') || 'none'})`
     options.log.error(`${kind} ${from} was ignored so the host keeps serving: ${describeThrown(error)}. A tool should await its promises and catch its errors`)
-    if (error instanceof Error && typeof error.stack === 'string') options.log.debug(`stack of the ignored error: ${error.stack}`)
+    if (stack !== undefined) options.log.debug(`stack of the ignored error: ${stack}`)
   }
   const onRejection = (reason: unknown): void => report('an unhandled promise rejection', reason)
   const onException = (error: unknown): void => report('an uncaught exception', error)

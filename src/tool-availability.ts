@@ -71,8 +71,12 @@ function runCheck(check: Check, timeoutMs: number, context: AvailabilityContext)
   } catch (error) {
     return `check threw: ${describeThrown(error)}`
   }
-  if (!(value instanceof Promise) && (typeof value !== 'object' || value === null || typeof (value as { then?: unknown }).then !== 'function')) {
-    return reasonOf(value)
+  try {
+    if (!(value instanceof Promise) && (typeof value !== 'object' || value === null || typeof (value as { then?: unknown }).then !== 'function')) {
+      return reasonOf(value)
+    }
+  } catch (error) {
+    return unreadable(error) // a Proxy whose `then` throws
   }
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<string>((resolve) => {
@@ -85,8 +89,21 @@ function runCheck(check: Check, timeoutMs: number, context: AvailabilityContext)
   return Promise.race([outcome, timeout]).finally(() => clearTimeout(timer))
 }
 
-// What a check's answer means: available (undefined), or the reason it hides its tools.
+// What a check's answer means: available (undefined), or the reason it hides its tools. Never
+// throws: an answer whose getters or Proxy traps throw hides its tools like a throwing check.
 function reasonOf(answer: unknown): string | undefined {
+  try {
+    return readReason(answer)
+  } catch (error) {
+    return unreadable(error)
+  }
+}
+
+function unreadable(error: unknown): string {
+  return `check returned a value that cannot be read (${describeThrown(error)})`
+}
+
+function readReason(answer: unknown): string | undefined {
   if (answer === true) return undefined
   if (typeof answer === 'object' && answer !== null && 'available' in answer) {
     const { available, reason } = answer as { available: unknown; reason?: unknown }

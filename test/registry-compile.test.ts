@@ -149,3 +149,22 @@ describe('hot reload (staged swap) × the known-schemas cache × dialects', () =
     expect(prepareCall(registry, 'measure', { height: 6 })).toMatch(/`height` must be <= 5/)
   })
 })
+
+describe('a schema its plugin changes after registration', () => {
+  // Issue 12 (new variant): the live object was compiled on first use and shown to the model, so a
+  // plugin loosening its schema after registering (maxLength, additionalProperties) loosened both.
+  test.each([
+    ['compiled at registration', false],
+    ['known to compile, compiled on first use', true],
+  ])('changes neither what is checked nor what the model is shown (%s)', async (_when, known) => {
+    if (known) new ToolRegistry({ knownSchemas: new KnownSchemas(cacheFile) }).register(tool('warm_up'))
+    const registry = new ToolRegistry({ knownSchemas: new KnownSchemas(cacheFile) })
+    const parameters = { type: 'object', properties: { height: { type: 'number', maximum: 10 } }, required: ['height'], additionalProperties: false }
+    registry.register(tool('measure', parameters))
+    parameters.properties.height.maximum = 1e9
+    parameters.additionalProperties = true
+    expect(prepareCall(registry, 'measure', { height: 500 })).toContain('height')
+    expect(prepareCall(registry, 'measure', { height: 5, extra: 1 })).toContain('extra')
+    expect((await registry.getDefinitions()).map((d) => d.function.parameters)).toEqual([{ type: 'object', properties: { height: { type: 'number', maximum: 10 } }, required: ['height'], additionalProperties: false }])
+  })
+})

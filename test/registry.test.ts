@@ -184,6 +184,10 @@ describe('availability (fail closed)', () => {
     { why: 'check never settles', extra: { check: () => new Promise<boolean>(() => {}) }, env: {}, reason: 'check took longer than 30 ms' },
     { why: 'a name Object.prototype has', extra: { requiresEnv: ['toString', 'constructor'] }, env: {}, reason: 'missing env vars toString, constructor' },
     { why: 'env missing: check not run', extra: { requiresEnv: ['T'], check: () => { throw new Error('must not run') } }, env: {}, reason: 'missing env var T' },
+    // Issue 12 (new variants): an answer the host cannot read crashed `toolhost list` (internal error).
+    { why: 'check returns a Proxy whose traps throw', extra: { check: () => new Proxy({}, { get: () => { throw new Error('trap') } }) as unknown as boolean }, env: {}, reason: 'check returned a value that cannot be read (trap)' },
+    { why: 'check resolves to a Proxy whose `has` throws', extra: { check: async () => new Proxy({}, { has: () => { throw new Error('has trap') } }) as unknown as boolean }, env: {}, reason: 'check returned a value that cannot be read (has trap)' },
+    { why: 'check returns a string', extra: { check: () => 'yes' as unknown as boolean }, env: {}, reason: 'check returned "yes"' },
   ])('$why → $reason', async ({ extra, env, reason }) => {
     reg.register(defineTool(spec('t', extra as Partial<ToolSpec>)))
     const [a] = await reg.explainAvailability({}, { env, checkTimeoutMs: 30 })

@@ -1,4 +1,4 @@
-import { ToolhostError } from '../errors.js'
+import { describeThrown, isToolhostError, ToolhostError } from '../errors.js'
 import type { ToolCall } from '../types.js'
 
 /**
@@ -15,33 +15,56 @@ export function parseBatch(document: unknown, source = 'the batch'): ToolCall[] 
   }
   const calls: ToolCall[] = []
   list.forEach((entry: unknown, index: number) => {
-    if (!isObject(entry)) {
-      calls.push({ id: `call_${index}`, name: '', arguments: JSON.stringify(entry) })
-      return
+    try {
+      readEntry(entry, index, calls)
+    } catch (thrown) {
+      calls.push(unreadableCall(index, thrown)) // a getter or Proxy in this entry threw: its slot says so
     }
-    if (entry.type === 'tool_use') {
-      calls.push({ id: stringOr(entry.id, `call_${index}`), name: stringOr(entry.name, ''), arguments: (entry.input ?? {}) as ToolCall['arguments'] })
-      return
-    }
-    if (isObject(entry.function)) {
-      const fn = entry.function
-      calls.push({ id: stringOr(entry.id, `call_${index}`), name: stringOr(fn.name, ''), arguments: (fn.arguments ?? '') as ToolCall['arguments'] })
-      return
-    }
-    if (entry.type === 'function_call') {
-      calls.push({ id: stringOr(entry.call_id ?? entry.id, `call_${index}`), name: stringOr(entry.name, ''), arguments: (entry.arguments ?? '') as ToolCall['arguments'] })
-      return
-    }
-    if (typeof entry.type === 'string' && entry.type !== 'function') return // text, thinking, … blocks
-    // Anything else was meant as a call (a bare { name, arguments }, or one with its name missing):
-    // it gets a result too (E_TOOL_UNKNOWN without a name) rather than vanishing from the batch.
-    calls.push({ id: stringOr(entry.id, `call_${index}`), name: stringOr(entry.name, ''), arguments: (entry.arguments ?? entry.input ?? '') as ToolCall['arguments'] })
   })
   return calls
 }
 
+// One entry of the list as a call (none for a text or thinking block). Each field is read once.
+function readEntry(entry: unknown, index: number, calls: ToolCall[]): void {
+  if (!isObject(entry)) {
+    calls.push({ id: `call_${index}`, name: '', arguments: JSON.stringify(entry) })
+    return
+  }
+  const type = entry.type
+  if (type === 'tool_use') {
+    calls.push({ id: stringOr(entry.id, `call_${index}`), name: stringOr(entry.name, ''), arguments: (entry.input ?? {}) as ToolCall['arguments'] })
+    return
+  }
+  const fn = entry.function
+  if (isObject(fn)) {
+    calls.push({ id: stringOr(entry.id, `call_${index}`), name: stringOr(fn.name, ''), arguments: (fn.arguments ?? '') as ToolCall['arguments'] })
+    return
+  }
+  if (type === 'function_call') {
+    calls.push({ id: stringOr(entry.call_id ?? entry.id, `call_${index}`), name: stringOr(entry.name, ''), arguments: (entry.arguments ?? '') as ToolCall['arguments'] })
+    return
+  }
+  if (typeof type === 'string' && type !== 'function') return // text, thinking, … blocks
+  // Anything else was meant as a call (a bare { name, arguments }, or one with its name missing):
+  // it gets a result too (E_TOOL_UNKNOWN without a name) rather than vanishing from the batch.
+  calls.push({ id: stringOr(entry.id, `call_${index}`), name: stringOr(entry.name, ''), arguments: (entry.arguments ?? entry.input ?? '') as ToolCall['arguments'] })
+}
+
 /**
- * The calls of whatever a caller hands `host.run`: a `ToolCall[]` passes through unchanged; a model
+ * The arguments of a call whose entry could not be read (a getter or a Proxy handed to `host.run`
+ * threw): admission refuses the call with `reason`, in its own slot.
+ */
+export class UnreadableArguments {
+  constructor(readonly reason: string) {}
+}
+
+function unreadableCall(index: number, thrown: unknown): ToolCall {
+  const reason = `the call could not be read (${describeThrown(thrown)}); send plain JSON data`
+  return { id: `call_${index}`, name: '', arguments: new UnreadableArguments(reason) as unknown as ToolCall['arguments'] }
+}
+
+/**
+ * The calls of whatever a caller hands `host.run`: a `ToolCall[]` is copied call by call; a model
  * message or response in any supported format (Chat Completions assistant message or completion,
  * Responses `output` items or response, Anthropic assistant message or response) is read by
  * `parseBatch`.
@@ -51,12 +74,33 @@ export function parseBatch(document: unknown, source = 'the batch'): ToolCall[] 
  * // [{ id: 't1', name: 'echo', arguments: { text: 'hi' } }]
  */
 export function toCalls(input: unknown): ToolCall[] {
-  if (Array.isArray(input) && input.every(isPlainCall)) return input as ToolCall[]
-  return parseBatch(input, 'host.run')
+  // The caller's objects are read once, here, into fresh calls: a getter or Proxy cannot show
+  // admission one call and the handler another, and one that throws costs its own call alone.
+  try {
+    if (Array.isArray(input) && input.every(isPlainCall)) return Array.from(input as unknown[], readPlainCall)
+    return parseBatch(input, 'host.run')
+  } catch (thrown) {
+    if (isToolhostError(thrown)) throw thrown
+    throw new ToolhostError('E_USAGE', `host.run: the batch could not be read (${describeThrown(thrown)}); pass a ToolCall[] or a model message of plain data`)
+  }
 }
 
 function isPlainCall(entry: unknown): boolean {
-  return isObject(entry) && entry.type === undefined && entry.function === undefined && typeof entry.id === 'string' && 'name' in entry
+  try {
+    return isObject(entry) && entry.type === undefined && entry.function === undefined && typeof entry.id === 'string' && 'name' in entry
+  } catch {
+    return false // parseBatch reads it again, entry by entry, and refuses what it cannot read
+  }
+}
+
+function readPlainCall(entry: unknown, index: number): ToolCall {
+  try {
+    const call = entry as Record<string, unknown>
+    const name: unknown = call.name
+    return { id: stringOr(call.id, `call_${index}`), name: typeof name === 'string' ? name : describeThrown(name), arguments: call.arguments as ToolCall['arguments'] }
+  } catch (thrown) {
+    return unreadableCall(index, thrown)
+  }
 }
 
 function callList(document: unknown): unknown[] | undefined {

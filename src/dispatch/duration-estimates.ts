@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs'
+import { lstatSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
+import { readStateFile, stateFolderProblem } from '../workspace/state-files.js'
 import type { RateRule } from './rate-limits.js'
 
 /** What the scheduler keeps per tool: how long its calls take (an EWMA) and its rate rule (cached). */
@@ -20,6 +21,8 @@ const ALPHA = 0.2
 /** The most tools a saved file keeps (the most sampled). */
 const MAX_SAVED = 500
 const FILE_VERSION = 1
+// 500 tools take about 40 KB; a larger file is not one this host wrote.
+const MAX_FILE_BYTES = 1 << 20
 
 /**
  * Per-tool duration estimates: an exponentially weighted moving average of how long each tool's
@@ -43,9 +46,12 @@ export class DurationEstimates {
   epoch = 0
   /** Where `load` and `save` keep the estimates between runs; undefined: in memory only. */
   readonly file: string | undefined
+  // The workspace root the file lies in: no folder between them may be a link (state-files.ts).
+  readonly #root: string | undefined
 
-  constructor(file?: string) {
+  constructor(file?: string, root?: string) {
     this.file = file
+    this.#root = root
   }
 
   profileOf(name: string, toolset: string): ToolProfile {
@@ -106,13 +112,15 @@ export class DurationEstimates {
   load(onProblem: (message: string) => void): void {
     const file = this.file
     if (file === undefined) return
-    let text: string
-    try {
-      text = readFileSync(file, 'utf8')
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') onProblem(`cannot read the duration estimates ${file}: ${(error as Error).message}; starting without them`)
+    // Never through a link, never a FIFO (reading one would block start-up for good).
+    const problem = this.#root === undefined ? undefined : stateFolderProblem(this.#root, file)
+    const read = problem === undefined ? readStateFile(file, MAX_FILE_BYTES) : { problem }
+    if (read === undefined) return
+    if ('problem' in read) {
+      onProblem(`the duration estimates were not loaded: ${read.problem}; starting without them`)
       return
     }
+    const text = read.text
     let doc: unknown
     try {
       doc = JSON.parse(text)
@@ -149,6 +157,10 @@ export class DurationEstimates {
     const entries = this.known().sort((a, b) => b.samples - a.samples).slice(0, MAX_SAVED)
     const tools = Object.fromEntries(entries.map((e) => [e.name, { ms: Math.round(e.ms * 1000) / 1000, samples: e.samples }]))
     try {
+      // A link planted at .toolhost or at the file would have this write land outside the root.
+      const problem = this.#root === undefined ? undefined : stateFolderProblem(this.#root, file)
+      if (problem !== undefined) throw new Error(problem)
+      if (lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink() === true) throw new Error(`${file} is a symbolic link (only the host writes this file; remove the link)`)
       await mkdir(path.dirname(file), { recursive: true })
       // Loaded on the first save, not at start-up (it and signal-exit are ~10–40 ms to load).
       const { default: writeFileAtomic } = await import('write-file-atomic')

@@ -47,7 +47,13 @@ export function executeCall(tool: AnyTool, args: Record<string, unknown>, makeCo
     return doneExecution(failedOutcome(tool.name, error))
   }
   // A handler that returned without a promise has finished: nothing can time out or be interrupted.
-  if (!isThenable(value)) return doneExecution({ ok: true, value })
+  let thenable: boolean
+  try {
+    thenable = isThenable(value)
+  } catch (error) {
+    return doneExecution(failedOutcome(tool.name, error)) // a returned Proxy whose `then` throws
+  }
+  if (!thenable) return doneExecution({ ok: true, value })
   const answer = createDeferred<Outcome>()
   const settle = createDeferred<{ abandoned: boolean }>()
   let interrupted = false
@@ -104,7 +110,12 @@ function interruptedOutcome(name: string): Outcome {
 
 function failedOutcome(name: string, error: unknown): Outcome {
   // A tool may throw a coded ToolhostError (E_PATH_OUTSIDE_ROOT, E_NOT_FOUND, …); keep its code.
-  if (isToolhostError(error) && isErrorCode(error.code)) return { ok: false, error: { code: error.code, message: error.message } }
+  // Read in a guard: this runs in a promise reaction, where a throwing getter would leave the call unanswered.
+  try {
+    if (isToolhostError(error) && isErrorCode(error.code)) return { ok: false, error: { code: error.code, message: String(error.message) } }
+  } catch {
+    // not readable as a ToolhostError: described below like any thrown value
+  }
   return { ok: false, error: { code: 'E_TOOL_FAILED', message: `${name} failed: ${describeThrown(error)}` } }
 }
 

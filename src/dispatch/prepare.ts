@@ -1,7 +1,8 @@
+import { UnreadableArguments } from '../adapters/parse-batch.js'
 import { describeSchemaErrors } from '../schema.js'
 import type { ToolRegistry } from '../registry.js'
 import type { AnyTool, ToolCall, ToolError } from '../types.js'
-import { checkArgumentLimits, type ArgumentLimits } from './argument-limits.js'
+import { checkArgumentLimits, copyArguments, type ArgumentLimits } from './argument-limits.js'
 import { shownName, suggestNames } from './suggest.js'
 
 export type Prepared =
@@ -16,10 +17,13 @@ export type Prepared =
  */
 export function parseArguments(raw: ToolCall['arguments'], limits: ArgumentLimits): { ok: true; args: Record<string, unknown> } | { ok: false; error: ToolError } {
   if (raw === undefined || raw === null) return { ok: true, args: {} }
+  if (raw instanceof UnreadableArguments) return invalid(raw.reason)
   if (typeof raw === 'object') {
-    if (Array.isArray(raw)) return invalid('the arguments must be a JSON object, got an array')
-    const problem = checkArgumentLimits(raw, limits, true)
-    return problem === undefined ? { ok: true, args: raw } : invalid(problem)
+    // Objects handed over as objects (host.run, Anthropic input, MCP arguments) are read once, into
+    // a copy: what the limits, schema, rules and handler see is the same plain data.
+    const copied = copyArguments(raw, limits)
+    if (!copied.ok) return invalid(copied.problem)
+    return Array.isArray(copied.args) ? invalid('the arguments must be a JSON object, got an array') : { ok: true, args: copied.args }
   }
   if (typeof raw !== 'string') return invalid(`the arguments must be a JSON object, got ${typeof raw}`)
   const maxChars = limits.maxChars

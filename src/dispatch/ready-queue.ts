@@ -100,6 +100,17 @@ export class ReadyQueue implements Queue<RunFunction, ReadyOptions> {
     return taken
   }
 
+  /**
+   * Sets every waiting task's priority from its `item` at once and restores the heap order: O(n),
+   * for when many priorities move together (new duration estimates), where a `setPriority` each
+   * would cost a scan apiece, O(n²) in all.
+   */
+  reorder(priorityOf: (item: unknown) => number): void {
+    const heap = this.#heap
+    for (const entry of heap) if (entry.item !== undefined) entry.priority = priorityOf(entry.item)
+    for (let i = (heap.length >> 1) - 1; i >= 0; i--) this.#down(i)
+  }
+
   filter(options: Readonly<Partial<ReadyOptions>>): RunFunction[] {
     return this.#heap.filter((e) => e.priority === options.priority).map((e) => e.run)
   }

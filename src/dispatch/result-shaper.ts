@@ -1,4 +1,5 @@
 import type { ToolhostConfig } from '../config/types.js'
+import { describeThrown } from '../errors.js'
 import { underRoot } from '../host-setup.js'
 import type { AuthoriseItem } from '../host-types.js'
 import { stripRootPath } from '../messages.js'
@@ -66,8 +67,21 @@ export class ResultShaper {
    * (no extra promise per call); only a result that must be saved to disk returns a promise.
    */
   shape(item: AuthoriseItem, outcome: JobOutcome, trace: boolean): ToolResult | Promise<ToolResult> {
+    if (!outcome.ran) return this.error(item.call, outcome.error, trace, outcome.waits)
+    // Whatever goes wrong while shaping a handler's value is that call's fault and its result:
+    // one call's odd value must never reject the whole batch or leave its slot unanswered.
+    const failed = (thrown: unknown): ToolResult =>
+      this.error(item.call, { code: 'E_TOOL_FAILED', message: `${item.tool.name}'s result could not be read: ${describeThrown(thrown)}; a tool must return a string, content blocks or a JSON-serialisable value` }, trace, outcome.waits)
+    try {
+      const result = this.#shapeRan(item, outcome, trace)
+      return result instanceof Promise ? result.catch(failed) : result
+    } catch (thrown) {
+      return failed(thrown)
+    }
+  }
+
+  #shapeRan(item: AuthoriseItem, outcome: Extract<JobOutcome, { ran: true }>, trace: boolean): ToolResult | Promise<ToolResult> {
     const { call, tool } = item
-    if (!outcome.ran) return this.error(call, outcome.error, trace, outcome.waits)
     const timing = trace ? { startedAt: outcome.startedAt, endedAt: outcome.endedAt, waitedFor: outcome.waits.map((w) => w.id) } : {}
     const config = this.#host.config
     const limit = tool.maxResultChars === undefined ? config.limits.max_result_chars : tool.maxResultChars

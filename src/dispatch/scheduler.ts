@@ -1,3 +1,4 @@
+import { describeThrown } from '../errors.js'
 import type { ToolError } from '../types.js'
 import { assignBottomLevels, raiseAncestors, refreshBottomLevels } from './critical-path.js'
 import { createDeferred, type Deferred } from './deferred.js'
@@ -9,6 +10,9 @@ import type { JobOutcome, SchedulableCall, SchedulerEvent, SchedulerOptions, Sub
 import { WorkerPool } from './worker-pool.js'
 
 export type { JobOutcome, SchedulableCall, SchedulerEvent, SchedulerOptions, SubmitOptions, Wait } from './scheduler-types.js'
+
+// See #isRefreshDue: a refresh of N unreleased calls waits for N / REFRESH_SPREAD answers.
+const REFRESH_SPREAD = 32
 
 /**
  * The online conflict scheduler: calls arrive in order (as a batch or one by one); each starts once
@@ -29,6 +33,7 @@ export class Scheduler {
   readonly #estimates: DurationEstimates
   // An estimate moved while nothing waited for a worker: recompute bottom levels before the next wait.
   #stale = false
+  #learnedSinceRefresh = 0
   readonly #criticalPath: boolean
   readonly #now: () => number
   readonly #onEvent: ((event: SchedulerEvent) => void) | undefined
@@ -127,7 +132,11 @@ export class Scheduler {
     }
     if (this.#criticalPath) {
       assignBottomLevels(jobs, this.#estimates)
-      if (waitsOnOlder) raiseAncestors(jobs, firstSeq, this.#estimates, (job) => this.#pool.reprioritise(job))
+      if (waitsOnOlder) {
+        const raised: Job[] = []
+        raiseAncestors(jobs, firstSeq, this.#estimates, (job) => raised.push(job))
+        this.#pool.reprioritiseMany(raised)
+      }
     }
     const signal = options.signal
     if (signal?.aborted) {
@@ -243,7 +252,7 @@ export class Scheduler {
           if (job.gateError) this.#skip(job, job.gateError)
           else this.#pool.enqueue(job)
         }
-        if (this.#stale && this.#pool.waiting > 0) this.#refresh()
+        if (this.#stale && this.#pool.waiting > 0 && this.#isRefreshDue()) this.#refresh()
         if (compete) this.#pool.go()
         if (this.#wantsEvents()) this.#announceWaits(arrivals, from)
       }
@@ -283,17 +292,27 @@ export class Scheduler {
   // Estimates moved: every unreleased call's bottom level again, and waiting calls re-ordered.
   #refresh(): void {
     this.#stale = false
+    this.#learnedSinceRefresh = 0
     const newestFirst = this.#reserved.inArrivalOrder().reverse()
-    refreshBottomLevels(newestFirst, this.#estimates, (job) => this.#pool.reprioritise(job))
+    const changed: Job[] = []
+    refreshBottomLevels(newestFirst, this.#estimates, (job) => changed.push(job))
+    this.#pool.reprioritiseMany(changed)
+  }
+
+  // A refresh walks every unreleased call: one is due only after as many answers as a
+  // REFRESH_SPREAD-th of them, so refreshing costs O(1) amortised per call. (Refreshing after every
+  // answer made a huge batch quadratic, and a refresh's own time, counted into the durations of
+  // the calls running meanwhile, moved the estimates again: 60,000 echo calls took over a minute.)
+  #isRefreshDue(): boolean {
+    return this.#learnedSinceRefresh * REFRESH_SPREAD >= this.#reserved.size
   }
 
   #learn(job: Job, endedAt: number): void {
     const profile = job.profile
     if (profile === undefined || job.interrupted) return
-    if (this.#estimates.record(profile, endedAt - job.startedAt) && this.#criticalPath) {
-      if (this.#pool.waiting > 0) this.#refresh()
-      else this.#stale = true
-    }
+    this.#learnedSinceRefresh++
+    if (this.#estimates.record(profile, endedAt - job.startedAt) && this.#criticalPath) this.#stale = true
+    if (this.#stale && this.#pool.waiting > 0 && this.#isRefreshDue()) this.#refresh()
   }
 
   // Called by the pool with a worker for the job; returns what p-queue waits on before it frees the
@@ -310,7 +329,7 @@ export class Scheduler {
       execution = job.call.start()
     } catch (error) {
       this.#pool.freed()
-      const outcome: Outcome = { ok: false, error: { code: 'E_TOOL_FAILED', message: `the call could not start: ${(error as Error).message}` } }
+      const outcome: Outcome = { ok: false, error: { code: 'E_TOOL_FAILED', message: `the call could not start: ${describeThrown(error)}` } }
       this.#finish(job, { ran: true, outcome, startedAt, endedAt: this.#now(), waits: job.waits })
       this.#release(job, false)
       return undefined

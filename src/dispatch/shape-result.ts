@@ -1,3 +1,4 @@
+import { describeThrown } from '../errors.js'
 import { isCallToolResult, renderBlocksAsText } from '../content-blocks.js'
 import { describeSchemaErrors, type ValidateFunction } from '../schema.js'
 import type { ContentBlock, ToolError } from '../types.js'
@@ -23,8 +24,15 @@ export type ShapedValue =
  * shapeValue('chart', { content: [{ type: 'image', data, mimeType: 'image/png' }] }, undefined)
  * // { ok: true, content: '[image image/png, 12 KB, not shown]', blocks: [{ type: 'image', … }] }
  */
-export function shapeValue(name: string, value: unknown, validateOutput: ValidateFunction | undefined): ShapedValue {
-  if (typeof value === 'string') return validateOutput ? noStructured(name) : { ok: true, content: value }
+export function shapeValue(name: string, given: unknown, validateOutput: ValidateFunction | undefined): ShapedValue {
+  if (typeof given === 'string') return validateOutput ? noStructured(name) : { ok: true, content: given }
+  // The handler's value is read once, here, as JSON: its getters, toJSON methods and Proxy traps run
+  // inside this guard (a throw, a cycle, a BigInt or nesting past the stack is this call's
+  // E_TOOL_FAILED), and everything after (recognising blocks, the outputSchema, a transport's
+  // serialiser) sees plain data that cannot throw or change between reads.
+  const json = toContent(name, given)
+  if (!json.ok) return json
+  const value: unknown = JSON.parse(json.content)
   if (isCallToolResult(value)) {
     const blocks = value.content
     // Blocks are kept only when text alone would lose something: non-text content, or several blocks.
@@ -41,8 +49,7 @@ export function shapeValue(name: string, value: unknown, validateOutput: Validat
     }
     return { ok: true, content: text, ...rich, ...(structured === undefined ? {} : { structuredContent: structured }) }
   }
-  const json = toContent(name, value)
-  if (!json.ok || !validateOutput) return json
+  if (!validateOutput) return json
   if (!isPlainObject(value)) return noStructured(name)
   const mismatch = checkOutput(name, validateOutput, value)
   return mismatch ? { ok: false, error: mismatch } : { ok: true, content: json.content, structuredContent: value }
@@ -73,7 +80,7 @@ export function toContent(name: string, value: unknown): { ok: true; content: st
   try {
     text = JSON.stringify(value)
   } catch (error) {
-    return { ok: false, error: { code: 'E_TOOL_FAILED', message: `${name} returned a value that cannot be sent as JSON (${(error as Error).message}); a tool must return a string, content blocks or a JSON-serialisable value` } }
+    return { ok: false, error: { code: 'E_TOOL_FAILED', message: `${name} returned a value that cannot be sent as JSON (${describeThrown(error)}); a tool must return a string, content blocks or a JSON-serialisable value` } }
   }
   if (text === undefined) {
     return { ok: false, error: { code: 'E_TOOL_FAILED', message: `${name} returned ${value === undefined ? 'nothing (undefined)' : typeof value}; a tool must return a string, content blocks or a JSON-serialisable value` } }

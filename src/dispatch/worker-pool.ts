@@ -31,12 +31,16 @@ export interface RateSlot {
 export interface RateGroup {
   readonly rule: RateRule
   readonly queue: PQueue<ReadyQueue, ReadyOptions>
+  /** The instance p-queue made of the queue class (for `reorder`). */
+  readonly ready: ReadyQueue
   /** Calls in the group's queue, not yet given their rate slot (moved if the limits change). */
   readonly waiting: Set<PoolJob>
 }
 
 // Rate-cleared calls go first for the next free worker (they have already waited for their slot).
 const FIRST = Number.MAX_VALUE
+// Up to this many changed priorities are set one by one (a scan each); more, and the queues are reordered.
+const FEW_CHANGES = 16
 const ignore = (): void => {}
 
 /**
@@ -227,6 +231,23 @@ export class WorkerPool {
     else if (job.place === 'rate') job.rate!.group.queue.setPriority(job.key, job.bottom)
   }
 
+  /**
+   * Many calls' priorities changed at once: a few are set one by one, more by reordering each queue
+   * once (O(n)), so a refresh over a huge batch costs linear, not quadratic, time.
+   */
+  reprioritiseMany(jobs: readonly PoolJob[]): void {
+    if (jobs.length <= FEW_CHANGES) {
+      for (const job of jobs) this.reprioritise(job)
+      return
+    }
+    const priorityOf = (item: unknown): number => {
+      const job = item as PoolJob
+      return job.place === 'cleared' ? FIRST : job.bottom
+    }
+    this.#ready?.reorder(priorityOf)
+    for (const group of this.#groups.values()) group.ready.reorder(priorityOf)
+  }
+
   /** The group a waiting call waits in for its rate slot. */
   groupOf(job: PoolJob): RateGroup | undefined {
     return job.rate?.group
@@ -305,13 +326,19 @@ export class WorkerPool {
     if (group === undefined) {
       const { calls, per_ms: perMs, concurrency } = rule.limit
       const timed = calls !== undefined && perMs !== undefined
+      let ready: ReadyQueue | undefined
       const queue = new PQueue<ReadyQueue, ReadyOptions>({
-        queueClass: ReadyQueue,
+        queueClass: class GroupQueue extends ReadyQueue {
+          constructor() {
+            super()
+            ready = this
+          }
+        },
         concurrency: concurrency ?? Number.POSITIVE_INFINITY,
         ...(timed ? { intervalCap: calls, interval: perMs, strict: true } : {}),
         autoStart: this.#canStart(),
       })
-      group = { rule, queue, waiting: new Set() }
+      group = { rule, queue, ready: ready!, waiting: new Set() }
       this.#groups.set(rule.key, group)
     }
     return group

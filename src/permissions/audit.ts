@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs'
-import { appendFile, mkdir } from 'node:fs/promises'
+import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import type { PermissionMode } from '../config/types.js'
+import { appendStateFile, stateFolderProblem } from '../workspace/state-files.js'
 import type { DecidedBy } from './decide.js'
 
 /** One line of the audit log: one permission decision about one call. */
@@ -99,8 +100,11 @@ export class AuditLog {
   async #append(text: string): Promise<void> {
     if (this.#root !== undefined && !existsSync(this.#root)) return
     try {
+      // Never through a link planted at .toolhost or at the file, never into a FIFO (state-files.ts).
+      const problem = this.#root === undefined ? undefined : stateFolderProblem(this.#root, this.file)
+      if (problem !== undefined) throw new Error(problem)
       await mkdir(path.dirname(this.file), { recursive: true })
-      await appendFile(this.file, text, 'utf8')
+      await appendStateFile(this.file, text)
     } catch (error) {
       if (this.#failed) return
       this.#failed = true

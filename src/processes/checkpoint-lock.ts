@@ -1,6 +1,7 @@
 import { closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs'
 import path from 'node:path'
 import { isSameProcess, processStartTime } from './start-time.js'
+import { stateFolderProblem } from '../workspace/state-files.js'
 
 /**
  * The lock around every read-modify-write of a checkpoint, so two hosts starting together on one
@@ -36,10 +37,13 @@ interface LockOwner {
 export class CheckpointLock {
   readonly file: string
   readonly #owner: LockOwner
+  readonly #root: string | undefined
   #depth = 0
 
-  constructor(checkpoint: string) {
+  /** `root`: the workspace root, when the checkpoint lies in it (its folders are checked for links). */
+  constructor(checkpoint: string, root?: string) {
     this.file = `${checkpoint}.lock`
+    this.#root = root
     this.#owner = { pid: process.pid, startTime: processStartTime(process.pid) ?? 0 }
   }
 
@@ -59,6 +63,10 @@ export class CheckpointLock {
       this.#depth++
       return
     }
+    // Every read and write of the checkpoint happens under this lock: a link planted at .toolhost
+    // would have them all land outside the root (state-files.ts).
+    const problem = this.#root === undefined ? undefined : stateFolderProblem(this.#root, this.file)
+    if (problem !== undefined) throw new Error(`the process checkpoint was not used: ${problem}`)
     mkdirSync(path.dirname(this.file), { recursive: true })
     const deadline = Date.now() + timeoutMs
     for (;;) {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { closeSync, mkdirSync, openSync, rmSync, statfsSync } from 'node:fs'
+import { closeSync, constants, mkdirSync, openSync, rmSync, statfsSync } from 'node:fs'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createDeferred } from '../dispatch/deferred.js'
@@ -133,7 +133,8 @@ export class ManagedProcess {
     let fd: number
     try {
       mkdirSync(path.dirname(spec.log), { recursive: true })
-      fd = openSync(spec.log, 'a')
+      // O_NOFOLLOW: a link planted at the log's name is refused, never written through.
+      fd = openSync(spec.log, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o666)
     } catch (error) {
       throw new Error(`could not open the log file ${spec.log} for the command's output: ${(error as Error).message}`)
     }

@@ -1,4 +1,5 @@
 import { lstatSync } from 'node:fs'
+import { stateFolderProblem } from '../workspace/state-files.js'
 import path from 'node:path'
 import type { Logger } from '../types.js'
 import { readCheckpoint, writeCheckpoint, type CheckpointOwner, type CheckpointProcess } from './checkpoint.js'
@@ -13,6 +14,8 @@ import { isSameProcess, processStartTime } from './start-time.js'
 export interface ProcessCheckpointOptions {
   /** Absolute path of the checkpoint file. */
   checkpoint: string
+  /** The workspace root: no folder between it and the checkpoint may be a symbolic link. */
+  root?: string
   /** Absolute folder for log files. */
   dir: string
   bufferChars: number
@@ -51,7 +54,7 @@ export class ProcessCheckpoint {
   constructor(options: ProcessCheckpointOptions) {
     this.#options = options
     this.#owner = { pid: process.pid, startTime: processStartTime(process.pid) ?? 0 }
-    this.#lock = new CheckpointLock(options.checkpoint)
+    this.#lock = new CheckpointLock(options.checkpoint, options.root)
   }
 
   /** Records that this registry is in charge of process `id` (it spawned it). */
@@ -100,6 +103,8 @@ export class ProcessCheckpoint {
       log?.error(`could not restore the process checkpoint ${file}: ${(error as Error).message}; no process was adopted`)
     }
     await Promise.all(ended)
+    // Never sweep through a link planted at .toolhost or its processes folder.
+    if (this.#options.root !== undefined && stateFolderProblem(this.#options.root, path.join(this.#options.dir, 'log')) !== undefined) return
     removeStaleLogs(this.#options.dir, this.#options.retentionMs, (logFile) => listed.has(logFile) || state.records.has(path.basename(logFile, '.log')))
   }
 

@@ -12,6 +12,7 @@ import { ProcessCheckpoint, type CheckpointedState } from './process-checkpoint.
 import { processMarker } from './process-group.js'
 import type { SandboxPlan } from './sandbox.js'
 import { resolveWorkingFolder } from './working-folder.js'
+import { stateFolderProblem } from '../workspace/state-files.js'
 
 declare module '../types.js' {
   interface HostServices {
@@ -140,6 +141,9 @@ export class ProcessRegistry {
     this.#starting++
     let managed: ManagedProcess
     try {
+      // The command's output goes to a log under .toolhost: never through a link planted on the way.
+      const problem = stateFolderProblem(this.options.root, path.join(this.options.dir, `${id}.log`))
+      if (problem !== undefined) throw new Error(`could not open the log file for the command's output: ${problem}`)
       managed = await ManagedProcess.spawn(
         {
           id,

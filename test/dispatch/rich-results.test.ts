@@ -127,7 +127,7 @@ describe('outputSchema', () => {
 
   test('MCP definitions carry it; MCP results carry blocks and structuredContent', async () => {
     tool('temp6', () => ({ content: [{ type: 'text', text: 'warm' }, image], structuredContent: { celsius: 30 } }), { outputSchema })
-    expect(toMcpDefinition(registry.get('temp6')!).outputSchema).toBe(outputSchema)
+    expect(toMcpDefinition(registry.get('temp6')!).outputSchema).toEqual(outputSchema)
     expect(toMcpCallResult(await run('temp6'))).toEqual({ content: [{ type: 'text', text: 'warm' }, image], structuredContent: { celsius: 30 }, isError: false })
   })
 })
