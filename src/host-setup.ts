@@ -12,6 +12,8 @@ export interface ConfigSource {
   /** Workspace root; overrides `workspace.root`. Relative to the process cwd. */
   root?: string
   cwd?: string
+  /** How errors name where `root` came from (the CLI says `--root`); default `createHost({ root })`. */
+  rootOption?: string
 }
 
 export interface ResolvedSetup extends LoadedConfig {
@@ -33,7 +35,7 @@ export function resolveSetup(source: ConfigSource, env: NodeJS.ProcessEnv = proc
   }
   const configured = source.root === undefined
   const rootInput = source.root !== undefined ? path.resolve(cwd, source.root) : path.resolve(loaded.baseDir, loaded.config.workspace.root)
-  const where = configured ? `${loaded.file ?? (typeof source.config === 'object' ? 'createHost({ config })' : 'defaults')}: workspace.root` : '--root'
+  const where = configured ? `${loaded.file ?? (typeof source.config === 'object' ? 'createHost({ config })' : 'defaults')}: workspace.root` : (source.rootOption ?? 'createHost({ root })')
   let root: string
   try {
     root = realpathSync.native(rootInput)

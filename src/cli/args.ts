@@ -128,6 +128,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   const { values, positionals } = parsed
   const [command, ...rest] = positionals
   if (command !== undefined && !Object.hasOwn(COMMANDS, command)) throw unknownCommand(command)
+  if (command !== undefined && values.help !== true) checkArgumentCount(command, rest)
   const mode = values.mode
   if (mode !== undefined && !['graph', 'partition', 'batch', 'serial'].includes(mode)) {
     throw new ToolhostError('E_USAGE', `--mode must be one of graph, partition, batch, serial; got ${JSON.stringify(mode)}`)
@@ -173,6 +174,21 @@ function usageError(error: Error & { code?: string }, argv: readonly string[]): 
   const flag = /^Option '(?:-\w, )?--([\w-]+)' does not take an argument/.exec(error.message)
   if (flag) return new ToolhostError('E_USAGE', `--${flag[1]} takes no value: write --${flag[1]} alone; ${pointer}`)
   return new ToolhostError('E_USAGE', `${error.message.split('. ')[0]!.replace(/\.$/, '')}; ${pointer}`)
+}
+
+// How many words each command takes after its name; `call` words its own error (quote the JSON).
+const ARGUMENTS: Readonly<Record<string, { max: number; names: string }>> = {
+  list: { max: 0, names: '' }, doctor: { max: 0, names: '' }, serve: { max: 0, names: '' }, demo: { max: 0, names: '' },
+  run: { max: 1, names: 'FILE|-' }, explain: { max: 1, names: 'FILE|-' }, 'new-plugin': { max: 1, names: 'NAME' }, help: { max: 1, names: 'COMMAND' },
+}
+
+// An extra word was silently ignored (`new-plugin a b` wrote plugins/a.ts); say so instead.
+function checkArgumentCount(command: string, rest: readonly string[]): void {
+  const rule = ARGUMENTS[command]
+  if (!rule || rest.length <= rule.max) return
+  const extra = rest.slice(rule.max).map((word) => JSON.stringify(word)).join(' ')
+  const takes = rule.max === 0 ? 'takes no arguments' : `takes one argument (${rule.names})`
+  throw new ToolhostError('E_USAGE', `${command} ${takes}; unexpected ${extra}; see toolhost ${command} --help`)
 }
 
 function unknownCommand(command: string): ToolhostError {

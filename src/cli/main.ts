@@ -93,7 +93,7 @@ export async function createHostForCli(args: CliArgs, overrides: { root?: string
   const config = overrides.config ?? args.config
   return createHost({
     ...(config !== undefined ? { config, configExplicit: true } : {}),
-    ...(root !== undefined ? { root } : {}),
+    ...(root !== undefined ? { root, rootOption: '--root' } : {}),
     plugins: args.plugins,
     ...(args.traceFile !== undefined ? { traceFile: args.traceFile } : {}),
     log: createLogger(undefined, io.err),

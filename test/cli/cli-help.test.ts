@@ -72,6 +72,8 @@ describe('usage errors are one line with a pointer to the help', () => {
     { args: ['call', '--root'], line: 'toolhost: E_USAGE: --root needs a value: --root DIR; see toolhost call --help' },
     { args: ['serve', '--http'], line: 'toolhost: E_USAGE: --http needs a value: --http PORT (0 picks a free one); see toolhost serve --help' },
     { args: ['list', '--root', '--json'], line: 'toolhost: E_USAGE: --root needs a value: --root DIR; see toolhost list --help' },
+    { args: ['explain', 'a.json', 'b.json'], line: 'toolhost: E_USAGE: explain takes one argument (FILE|-); unexpected "b.json"; see toolhost explain --help' },
+    { args: ['list', 'extra'], line: 'toolhost: E_USAGE: list takes no arguments; unexpected "extra"; see toolhost list --help' },
     { args: ['list', '--json=yes'], line: 'toolhost: E_USAGE: --json takes no value: write --json alone; see toolhost list --help' },
   ])('toolhost $args.0 $args.1', async ({ args, line }) => {
     expect(await inProcess(args)).toEqual({ code: 2, stdout: '', stderr: `${line}\n` })

@@ -5,7 +5,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { defaultConfig } from '../../src/config/defaults.js'
 import { loadConfig, mergeConfig, parseConfigText } from '../../src/config/load-config.js'
 import { isToolhostError } from '../../src/errors.js'
+import { createHost } from '../../src/create-host.js'
 import { resolveSetup } from '../../src/host-setup.js'
+import type { HostOptions } from '../../src/host-types.js'
+import { silentLogger } from '../../src/logger.js'
 
 const FIXTURES = path.resolve('test/fixtures/config')
 const fixture = (name: string): string => path.join(FIXTURES, name)
@@ -128,7 +131,18 @@ describe('resolveSetup: the workspace root and TOOLHOST_MAX_WORKERS', () => {
     { root: 'no-such-folder', message: /^--root: the workspace root .*no-such-folder must be an existing folder/ },
     { root: 'a-file', message: /^--root: the workspace root .*a-file must be an existing folder \(not a folder\)/ },
   ])('--root $root', ({ root, message }) => {
-    expect(configError(() => resolveSetup({ config: {}, root, cwd: dir }, {}))).toMatch(message)
+    expect(configError(() => resolveSetup({ config: {}, root, rootOption: '--root', cwd: dir }, {}))).toMatch(message)
+  })
+
+  test('an embedding’s missing root is named as createHost({ root }), not as the CLI’s --root', () => {
+    expect(configError(() => resolveSetup({ config: {}, root: 'no-such-folder', cwd: dir }, {}))).toMatch(/^createHost\(\{ root \}\): the workspace root .*no-such-folder/)
+  })
+
+  test.each([
+    { options: { mode: 'fast' }, message: 'createHost({ mode }) must be one of graph, partition, batch, serial; got "fast"' },
+    { options: { audience: 'robot' }, message: 'createHost({ audience }) must be one of model, person, developer; got "robot"' },
+  ])('createHost refuses an unknown option value at start-up: $options', async ({ options, message }) => {
+    await expect(createHost({ ...(options as HostOptions), config: { plugins: { dirs: [], builtins: false }, env_file: '' }, loadPlugins: false, log: silentLogger, cwd: dir })).rejects.toMatchObject({ code: 'E_CONFIG_INVALID', message })
   })
 
   test('an object config with a missing root says so', () => {
