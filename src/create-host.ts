@@ -1,8 +1,8 @@
 import path from 'node:path'
 import { logSchedulingEvents } from './dispatch/log-events.js'
 import { loadEnvFile } from './env-file.js'
-import { ToolhostError } from './errors.js'
-import { resolveSetup, underRoot } from './host-setup.js'
+import { DISPATCH_MODES, PERMISSION_MODES } from './config/types.js'
+import { checkChoice, resolveSetup, underRoot } from './host-setup.js'
 import type { HostOptions } from './host-types.js'
 import { Host } from './host.js'
 import { builtinPluginFiles, duplicatesBuiltins } from './loader/builtin-plugins.js'
@@ -22,8 +22,9 @@ import { startTempSweep } from './workspace/sweep-temp-files.js'
  * const results = await host.run(assistantMessage)
  */
 export async function createHost(options: HostOptions = {}): Promise<Host> {
-  checkChoice('mode', options.mode, DISPATCH_MODES)
-  checkChoice('audience', options.audience, AUDIENCES)
+  checkChoice('createHost({ mode })', options.mode, DISPATCH_MODES)
+  checkChoice('createHost({ permissionMode })', options.permissionMode, PERMISSION_MODES)
+  checkChoice('createHost({ audience })', options.audience, AUDIENCES)
   const setup = resolveSetup(options, options.env)
   const host = new Host(setup, options)
   await attachProcessRegistry(host)
@@ -56,11 +57,6 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   return host
 }
 
-const DISPATCH_MODES = ['graph', 'partition', 'batch', 'serial'] as const
-
 // Options are checked at start-up, like config.yaml: an unknown mode ran as some other, and an
 // unknown audience broke every failed call's message.
-function checkChoice(option: string, value: unknown, choices: readonly string[]): void {
-  if (value === undefined || choices.includes(value as string)) return
-  throw new ToolhostError('E_CONFIG_INVALID', `createHost({ ${option} }) must be one of ${choices.join(', ')}; got ${JSON.stringify(value)}`)
-}
+

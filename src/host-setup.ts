@@ -77,3 +77,15 @@ export function withPermissionOverrides(config: ToolhostConfig, options: { permi
   if (options.audit !== undefined) permissions.audit_log = options.audit === false ? '' : options.audit
   return { ...config, permissions }
 }
+
+/**
+ * Throws `E_CONFIG_INVALID` naming the option when `value` is given and not one of `choices`
+ * (JavaScript callers and casts get past the types).
+ *
+ * @example
+ * checkChoice('host.run(calls, { mode })', 'fast', DISPATCH_MODES) // throws: … must be one of graph, …; got "fast"
+ */
+export function checkChoice(option: string, value: unknown, choices: readonly string[]): void {
+  if (value === undefined || choices.includes(value as string)) return
+  throw new ToolhostError('E_CONFIG_INVALID', `${option} must be one of ${choices.join(', ')}; got ${JSON.stringify(value)}`)
+}

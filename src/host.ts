@@ -3,7 +3,7 @@ import type { ModelFormat } from './adapters/format.js'
 import { StrictTools } from './adapters/openai-strict.js'
 import { renderDefinitions, renderResults, type DefinitionsOf, type MessagesOf } from './adapters/render.js'
 import { withLiveKeys } from './config/live-config.js'
-import type { DispatchMode, ToolhostConfig } from './config/types.js'
+import { DISPATCH_MODES, type DispatchMode, type ToolhostConfig } from './config/types.js'
 import { admitCalls, behaviourSets, blockerOf, computeFootprint, type AdmitContext, type Admission } from './dispatch/admit.js'
 import { argumentLimitsOf } from './dispatch/argument-limits.js'
 import { DurationEstimates } from './dispatch/duration-estimates.js'
@@ -14,7 +14,7 @@ import { Scheduler } from './dispatch/scheduler.js'
 import type { WorkerPool } from './dispatch/worker-pool.js'
 import { describeThrown } from './errors.js'
 import { HostAdmission } from './host-admission.js'
-import { underRoot, withPermissionOverrides } from './host-setup.js'
+import { checkChoice, underRoot, withPermissionOverrides } from './host-setup.js'
 import type { Authoriser, DefinitionsQuery, HostEvent, HostOptions, PlannedCall, RunOptions } from './host-types.js'
 import { Listeners } from './listeners.js'
 import type { PluginLoadReport } from './loader/load-plugins.js'
@@ -200,11 +200,13 @@ export class Host {
    * Responses output items, Anthropic assistant message, or the whole API response).
    */
   async run(callsOrMessage: readonly ToolCall[] | object, options: RunOptions = {}): Promise<ToolResult[]> {
+    checkChoice('host.run(calls, { mode })', options.mode, DISPATCH_MODES)
     return Promise.all(this.#admission.schedule(toCalls(callsOrMessage), options))
   }
 
   /** A batch whose results are yielded as each completes (completion order). */
   async *stream(callsOrMessage: readonly ToolCall[] | object, options: RunOptions = {}): AsyncGenerator<ToolResult, void, undefined> {
+    checkChoice('host.stream(calls, { mode })', options.mode, DISPATCH_MODES)
     const pending = this.#admission.schedule(toCalls(callsOrMessage), options)
     // Results queue up as they complete; one wake-up per wait (a Promise.race over every open
     // result per yield would cost O(n²) reactions on a large batch).
@@ -228,6 +230,7 @@ export class Host {
    * expected to wait for a worker or a rate slot (`explainPlan`).
    */
   async explain(calls: readonly ToolCall[], options: { mode?: DispatchMode } = {}): Promise<{ mode: DispatchMode; calls: PlannedCall[] }> {
+    checkChoice('host.explain(calls, { mode })', options.mode, DISPATCH_MODES)
     const mode = options.mode ?? this.mode
     const admissions = await admitCalls(this.#strict.prepare(calls, this.registry, argumentLimitsOf(this.config)), this.#admit)
     const runnable = admissions.filter((a): a is Extract<Admission, { ok: true }> => a.ok)

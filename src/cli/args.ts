@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util'
+import { DISPATCH_MODES, PERMISSION_MODES } from '../config/types.js'
 import { suggestNames } from '../dispatch/suggest.js'
 import { ToolhostError } from '../errors.js'
 
@@ -130,12 +131,12 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   if (command !== undefined && !Object.hasOwn(COMMANDS, command)) throw unknownCommand(command)
   if (command !== undefined && values.help !== true) checkArgumentCount(command, rest)
   const mode = values.mode
-  if (mode !== undefined && !['graph', 'partition', 'batch', 'serial'].includes(mode)) {
-    throw new ToolhostError('E_USAGE', `--mode must be one of graph, partition, batch, serial; got ${JSON.stringify(mode)}`)
+  if (mode !== undefined && !(DISPATCH_MODES as readonly string[]).includes(mode)) {
+    throw new ToolhostError('E_USAGE', `--mode must be one of ${DISPATCH_MODES.join(', ')}; got ${JSON.stringify(mode)}`)
   }
   const permissionMode = values['permission-mode']
-  if (permissionMode !== undefined && !['ask', 'accept-edits', 'auto', 'plan', 'bypass'].includes(permissionMode)) {
-    throw new ToolhostError('E_USAGE', `--permission-mode must be one of ask, accept-edits, auto, plan, bypass; got ${JSON.stringify(permissionMode)}`)
+  if (permissionMode !== undefined && !(PERMISSION_MODES as readonly string[]).includes(permissionMode)) {
+    throw new ToolhostError('E_USAGE', `--permission-mode must be one of ${PERMISSION_MODES.join(', ')}; got ${JSON.stringify(permissionMode)}`)
   }
   return {
     command,

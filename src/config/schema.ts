@@ -1,5 +1,6 @@
 /** JSON Schema of config.yaml. Every section is closed: an unknown key is an error, not a silent no-op. */
 import { BUILTIN_TOOLSETS } from '../loader/builtin-plugins.js'
+import { DISPATCH_MODES, PERMISSION_MODES } from './types.js'
 
 const positiveInt = { type: 'integer', minimum: 1 } as const
 const nonNegativeInt = { type: 'integer', minimum: 0 } as const
@@ -22,7 +23,7 @@ export const CONFIG_SCHEMA = section({
   }),
   availability: section({ check_timeout_ms: positiveInt }),
   dispatch: section({
-    mode: { enum: ['graph', 'partition', 'batch', 'serial'] },
+    mode: { enum: DISPATCH_MODES },
     max_workers: { type: 'integer', minimum: 1, maximum: 1024 },
     timeout_ms: positiveInt,
     interrupt_grace_ms: nonNegativeInt,
@@ -64,7 +65,7 @@ export const CONFIG_SCHEMA = section({
   }),
   terminal: section({ timeout_ms: positiveInt, dangerous_patterns: stringList, sandbox: { enum: ['off', 'auto', 'bwrap'] }, network: { type: 'boolean' } }),
   permissions: section({
-    mode: { enum: ['ask', 'accept-edits', 'auto', 'plan', 'bypass'] },
+    mode: { enum: PERMISSION_MODES },
     allow: stringList,
     ask: stringList,
     deny: stringList,

@@ -3,6 +3,10 @@
 export type DispatchMode = 'graph' | 'partition' | 'batch' | 'serial'
 export type PermissionMode = 'ask' | 'accept-edits' | 'auto' | 'plan' | 'bypass'
 
+/** Every dispatch mode and permission mode (config.yaml, the CLI and createHost check against these). */
+export const DISPATCH_MODES: readonly DispatchMode[] = ['graph', 'partition', 'batch', 'serial']
+export const PERMISSION_MODES: readonly PermissionMode[] = ['ask', 'accept-edits', 'auto', 'plan', 'bypass']
+
 export interface McpServerConfig {
   command?: string
   args?: string[]

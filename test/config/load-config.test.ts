@@ -141,8 +141,23 @@ describe('resolveSetup: the workspace root and TOOLHOST_MAX_WORKERS', () => {
   test.each([
     { options: { mode: 'fast' }, message: 'createHost({ mode }) must be one of graph, partition, batch, serial; got "fast"' },
     { options: { audience: 'robot' }, message: 'createHost({ audience }) must be one of model, person, developer; got "robot"' },
+    { options: { permissionMode: 'yolo' }, message: 'createHost({ permissionMode }) must be one of ask, accept-edits, auto, plan, bypass; got "yolo"' },
   ])('createHost refuses an unknown option value at start-up: $options', async ({ options, message }) => {
     await expect(createHost({ ...(options as HostOptions), config: { plugins: { dirs: [], builtins: false }, env_file: '' }, loadPlugins: false, log: silentLogger, cwd: dir })).rejects.toMatchObject({ code: 'E_CONFIG_INVALID', message })
+  })
+
+  test('host.run, host.stream and host.explain refuse an unknown mode instead of running in another', async () => {
+    const host = await createHost({ config: { plugins: { dirs: [], builtins: false }, env_file: '' }, loadPlugins: false, audit: false, log: silentLogger, cwd: dir })
+    try {
+      const bogus = { mode: 'fastest' } as unknown as { mode: 'graph' }
+      const modes = 'must be one of graph, partition, batch, serial; got "fastest"'
+      await expect(host.run([], bogus)).rejects.toMatchObject({ code: 'E_CONFIG_INVALID', message: `host.run(calls, { mode }) ${modes}` })
+      await expect(host.stream([], bogus).next()).rejects.toMatchObject({ code: 'E_CONFIG_INVALID', message: `host.stream(calls, { mode }) ${modes}` })
+      await expect(host.explain([], bogus)).rejects.toMatchObject({ code: 'E_CONFIG_INVALID', message: `host.explain(calls, { mode }) ${modes}` })
+      expect(await host.run([], { mode: 'serial' })).toEqual([])
+    } finally {
+      await host.close()
+    }
   })
 
   test('an object config with a missing root says so', () => {
