@@ -6,6 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema, ListRootsRequestSchema, ToolListChangedNotificationSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import type { McpServerConfig } from '../config/types.js'
 import { describeThrown, ToolhostError } from '../errors.js'
+import { shownName } from '../dispatch/suggest.js'
 import type { Host } from '../host.js'
 import type { AskHandler, AskSchema } from '../types.js'
 import { registerRemote, type RemoteServer } from './remote-tool.js'
@@ -92,7 +93,16 @@ async function connectOne(host: Host, server: string, config: McpServerConfig): 
     const { tools } = await client.listTools()
     host.registry.unregisterSource(source)
     remote.names.clear()
-    for (const tool of tools) registerRemote(host, remote, tool, source)
+    for (const tool of tools) {
+      // One tool the host cannot take (a schema nested past the stack, …) costs that tool, not the server's others.
+      try {
+        registerRemote(host, remote, tool, source)
+      } catch (error) {
+        const note = `tool ${shownName(String(tool.name))} not registered: ${describeThrown(error)}`
+        remote.problems.push(note)
+        host.log.error(`mcp server ${server}: ${note}`)
+      }
+    }
     connection.tools = [...remote.names.keys()]
   }
   try {
