@@ -90,7 +90,9 @@ async function connectOne(host: Host, server: string, config: McpServerConfig): 
     connection.connected = false
   }
   const refresh = async (): Promise<void> => {
-    const { tools } = await client.listTools()
+    // Within the connect time limit too: a server that answers initialize but never tools/list would
+    // otherwise hold start-up for the SDK's default 60 s.
+    const { tools } = await client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS })
     host.registry.unregisterSource(source)
     remote.names.clear()
     for (const tool of tools) {

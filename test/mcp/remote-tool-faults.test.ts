@@ -37,3 +37,26 @@ test('a remote tool with a schema nested past the stack is left out; the server\
     await host.close()
   }
 })
+
+// Timing test (labelled): only the 15 s connect limit can end this wait; before, the SDK's 60 s did.
+test('a server that never answers tools/list holds start-up no longer than the connect limit', { timeout: 50_000 }, async () => {
+  const started = Date.now()
+  const host = await createHost({
+    root,
+    registry: new ToolRegistry(),
+    log: silentLogger,
+    env: {},
+    config: {
+      env_file: '',
+      plugins: { dirs: [], builtins: false },
+      permissions: { mode: 'bypass' },
+      mcp_servers: { silent: { command: process.execPath, args: [path.join(REPO, 'test/fixtures/mcp/silent-server.mjs')] } },
+    },
+  })
+  try {
+    expect(Date.now() - started).toBeLessThan(40_000)
+    expect(host.services.mcpClients?.[0]).toMatchObject({ server: 'silent', connected: false })
+  } finally {
+    await host.close()
+  }
+})
