@@ -232,7 +232,8 @@ export class Host {
   async explain(calls: readonly ToolCall[], options: { mode?: DispatchMode } = {}): Promise<{ mode: DispatchMode; calls: PlannedCall[] }> {
     checkChoice('host.explain(calls, { mode })', options.mode, DISPATCH_MODES)
     const mode = options.mode ?? this.mode
-    const admissions = await admitCalls(this.#strict.prepare(calls, this.registry, argumentLimitsOf(this.config)), this.#admit)
+    // Read once into plain calls, as run does: a getter or Proxy costs its own call, never the plan.
+    const admissions = await admitCalls(this.#strict.prepare(toCalls(calls), this.registry, argumentLimitsOf(this.config)), this.#admit)
     const runnable = admissions.filter((a): a is Extract<Admission, { ok: true }> => a.ok)
     const permissions = this.authoriser.preview ? await this.authoriser.preview(runnable.map((a) => ({ index: a.index, call: a.call, tool: a.tool, args: a.args })), { host: this }) : []
     const inputs = runnable.map((a, i) => ({ id: a.call.id, footprint: this.footprintOf(a.tool, a.args), profile: this.#scheduler.profileOf(a.tool.name, a.tool.toolset), ...(permissions[i] ? { permission: permissions[i] } : {}) }))

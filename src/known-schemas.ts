@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto'
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
+import { readStateFile } from './workspace/state-files.js'
 
 /**
  * Schemas that compiled before, under the same ajv version and the same ajv set-up: a set of
@@ -56,9 +57,11 @@ export class KnownSchemas {
     try {
       const merged = [...new Set([...readKeys(this.file), ...this.#added])].slice(-MAX_KEYS)
       mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 })
+      if (!isOwnFolder(path.dirname(this.file))) return
       // Write then rename: a reader (another toolhost starting) sees the old set or the new one.
-      const temp = `${this.file}.${process.pid}.tmp`
-      writeFileSync(temp, merged.join('\n') + '\n', { mode: 0o600 })
+      // 'wx' (O_EXCL): a link planted at the temp name is refused, never written through.
+      const temp = `${this.file}.${process.pid}.${Date.now().toString(36)}.tmp`
+      writeFileSync(temp, merged.join('\n') + '\n', { mode: 0o600, flag: 'wx' })
       renameSync(temp, this.file)
       for (const key of this.#added) this.#known?.add(key)
       this.#added.clear()
@@ -86,11 +89,22 @@ function defaultCacheFile(): string | undefined {
 /** The process's set (shared by every registry, as the schema set-up is). */
 export const knownSchemas = new KnownSchemas(defaultCacheFile())
 
+// The cache lives in a shared temp folder by default: another local user could make the folder
+// first and plant a FIFO (a synchronous read blocks every start-up), a link, or entries. Only a
+// folder of our own, writable by us alone, and a regular file in it are used; anything else: no cache.
 function readKeys(file: string): string[] {
+  if (!isOwnFolder(path.dirname(file))) return []
+  const read = readStateFile(file, 4 << 20)
+  return read === undefined || 'problem' in read ? [] : read.text.split('\n').filter((line) => line.length > 0)
+}
+
+function isOwnFolder(dir: string): boolean {
   try {
-    return readFileSync(file, 'utf8').split('\n').filter((line) => line.length > 0)
+    const stats = lstatSync(dir)
+    const uid = typeof process.getuid === 'function' ? process.getuid() : stats.uid
+    return stats.isDirectory() && stats.uid === uid && (stats.mode & 0o022) === 0
   } catch {
-    return []
+    return false
   }
 }
 

@@ -6,6 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema, ListRootsRequestSchema, ToolListChangedNotificationSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import type { McpServerConfig } from '../config/types.js'
 import { describeThrown, ToolhostError } from '../errors.js'
+import { shownName } from '../dispatch/suggest.js'
 import type { Host } from '../host.js'
 import type { AskHandler, AskSchema } from '../types.js'
 import { registerRemote, type RemoteServer } from './remote-tool.js'
@@ -89,10 +90,21 @@ async function connectOne(host: Host, server: string, config: McpServerConfig): 
     connection.connected = false
   }
   const refresh = async (): Promise<void> => {
-    const { tools } = await client.listTools()
+    // Within the connect time limit too: a server that answers initialize but never tools/list would
+    // otherwise hold start-up for the SDK's default 60 s.
+    const { tools } = await client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS })
     host.registry.unregisterSource(source)
     remote.names.clear()
-    for (const tool of tools) registerRemote(host, remote, tool, source)
+    for (const tool of tools) {
+      // One tool the host cannot take (a schema nested past the stack, …) costs that tool, not the server's others.
+      try {
+        registerRemote(host, remote, tool, source)
+      } catch (error) {
+        const note = `tool ${shownName(String(tool.name))} not registered: ${describeThrown(error)}`
+        remote.problems.push(note)
+        host.log.error(`mcp server ${server}: ${note}`)
+      }
+    }
     connection.tools = [...remote.names.keys()]
   }
   try {

@@ -1,7 +1,7 @@
-import { closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs'
+import { closeSync, linkSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs'
 import path from 'node:path'
 import { isSameProcess, processStartTime } from './start-time.js'
-import { stateFolderProblem } from '../workspace/state-files.js'
+import { readStateFile, stateFolderProblem } from '../workspace/state-files.js'
 
 /**
  * The lock around every read-modify-write of a checkpoint, so two hosts starting together on one
@@ -148,12 +148,12 @@ function lockAgeMs(file: string): number {
 // The owner written in a lock file; undefined when the file is unreadable or half-written (an owner
 // that died between create and write), 'gone' when there is no file.
 function readOwner(file: string): LockOwner | undefined | 'gone' {
-  let text: string
-  try {
-    text = readFileSync(file, 'utf8')
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'gone' : undefined
-  }
+  // Never through a link, never a FIFO (a synchronous read of one would block the host for good):
+  // anything but a small regular file is an unreadable lock, broken like a stale one.
+  const read = readStateFile(file, 4096)
+  if (read === undefined) return 'gone'
+  if ('problem' in read) return undefined
+  const text = read.text
   try {
     const value = JSON.parse(text) as Partial<LockOwner>
     return Number.isInteger(value.pid) && typeof value.startTime === 'number' ? { pid: value.pid!, startTime: value.startTime } : undefined

@@ -127,11 +127,17 @@ function headerPath(raw: string): string | null {
   return unquoted === '/dev/null' ? null : unquoted
 }
 
+// Line comparisons one diff may spend finding where its hunks go (tens of milliseconds). A hunk is
+// looked for at its stated line first; only a diff whose line numbers are far off searches widely,
+// and a search over a big file for a big hunk would otherwise hold the event loop for minutes.
+const MAX_COMPARISONS = 20_000_000
+
 /**
  * Applies one file's hunks to `text` (or to nothing, for a created file). Each hunk must match
  * exactly — context and removed lines — at its stated line or, failing that, at the nearest place
- * the whole hunk matches; otherwise `E_NOT_FOUND` names the hunk and the line that differs.
- * CRLF files keep CRLF.
+ * the whole hunk matches; otherwise `E_NOT_FOUND` names the hunk and the line that differs. The
+ * search is bounded (`E_NOT_FOUND` past it) and the result is built in one pass, so the work is
+ * linear in the file and the diff. CRLF files keep CRLF.
  *
  * @example
  * applyHunks('a\nb\n', parseUnifiedDiff('--- a/f\n+++ b/f\n@@ -2 +2 @@\n-b\n+c\n')[0], 'f') // 'a\nc\n'
@@ -142,35 +148,49 @@ export function applyHunks(text: string | undefined, file: FilePatch, label: str
   const lines = source === '' ? [] : source.split('\n')
   let eol = source === '' || source.endsWith('\n')
   if (eol && lines.at(-1) === '') lines.pop()
-  let delta = 0
-  let floor = 0
+  // Hunks are placed in the original lines, in order (each after the previous one's old lines), and
+  // the result is copied out as it goes: no splice per hunk (quadratic over many hunks).
+  const out: string[] = []
+  const budget = { left: MAX_COMPARISONS }
+  let next = 0
   for (const hunk of file.hunks) {
     const expected = hunk.lines.filter((l) => l.kind !== '+').map((l) => l.text)
-    const wanted = Math.max(0, hunk.oldStart - 1 + delta)
-    const at = locate(lines, expected, wanted, floor)
+    const wanted = Math.max(0, hunk.oldStart - 1)
+    const at = locate(lines, expected, wanted, next, budget, () => searchTooLong(hunk, label))
     if (at === undefined) throw hunkMismatch(lines, expected, wanted, hunk, label)
-    const replacement = hunk.lines.filter((l) => l.kind !== '-').map((l) => l.text)
-    lines.splice(at, expected.length, ...replacement)
-    delta += replacement.length - expected.length
-    floor = at + replacement.length
-    if (at + replacement.length === lines.length) {
+    for (let i = next; i < at; i++) out.push(lines[i]!)
+    for (const line of hunk.lines) if (line.kind !== '-') out.push(line.text)
+    next = at + expected.length
+    if (next === lines.length) {
       if (hunk.newNoEol) eol = false
-      else if (hunk.oldNoEol || replacement.length > 0) eol = true
+      else if (hunk.oldNoEol || hunk.lines.some((l) => l.kind !== '-')) eol = true
     }
   }
-  if (lines.length === 0) return ''
-  const out = lines.join('\n') + (eol ? '\n' : '')
-  return crlf ? out.replace(/\n/g, '\r\n') : out
+  for (let i = next; i < lines.length; i++) out.push(lines[i]!)
+  if (out.length === 0) return ''
+  const joined = out.join('\n') + (eol ? '\n' : '')
+  return crlf ? joined.replace(/\n/g, '\r\n') : joined
 }
 
-function locate(lines: readonly string[], expected: readonly string[], wanted: number, floor: number): number | undefined {
-  const matches = (at: number): boolean => at >= floor && at + expected.length <= lines.length && expected.every((t, k) => lines[at + k] === t)
+function locate(lines: readonly string[], expected: readonly string[], wanted: number, floor: number, budget: { left: number }, tooLong: () => Error): number | undefined {
+  const matches = (at: number): boolean => {
+    if (at < floor || at + expected.length > lines.length) return false
+    for (let k = 0; k < expected.length; k++) {
+      if (--budget.left < 0) throw tooLong()
+      if (lines[at + k] !== expected[k]) return false
+    }
+    return true
+  }
   if (expected.length === 0) return Math.min(Math.max(wanted, floor), lines.length)
   for (let offset = 0; offset <= lines.length; offset++) {
     if (matches(wanted - offset)) return wanted - offset
     if (matches(wanted + offset)) return wanted + offset
   }
   return undefined
+}
+
+function searchTooLong(hunk: Hunk, label: string): ToolhostError {
+  return new ToolhostError('E_NOT_FOUND', `the hunk at diff line ${hunk.at} (@@ -${hunk.oldStart},${hunk.oldLines}) does not match ${label} at its stated line, and looking for it elsewhere took too long; read the file again and rebuild the diff from its current text, with the right line numbers. No file was changed`)
 }
 
 function hunkMismatch(lines: readonly string[], expected: readonly string[], wanted: number, hunk: Hunk, label: string): ToolhostError {

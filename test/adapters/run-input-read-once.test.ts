@@ -117,3 +117,10 @@ describe('a call or arguments that throw when read are refused in their own slot
     await expect(host.run(batch)).rejects.toMatchObject({ code: 'E_USAGE' })
   })
 })
+
+describe('host.explain reads its calls the same way', () => {
+  test('a call whose name getter throws is planned as refused; the plan is made', async () => {
+    const plan = await host.explain([{ id: 'a', get name(): string { throw new Error('name getter') } } as unknown as ToolCall, neighbour])
+    expect(plan.calls.map((c) => c.id)).toEqual(['call_0', 'next'])
+  })
+})

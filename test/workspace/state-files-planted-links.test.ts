@@ -7,10 +7,11 @@
  * each with a warning and changes nothing outside the root.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import type { Logger } from '../../src/types.js'
+import { KnownSchemas } from '../../src/known-schemas.js'
 import { silentLogger } from '../../src/logger.js'
 import { appendStateFile, readStateFile, stateFolderProblem } from '../../src/workspace/state-files.js'
 import { hostOn, makeSandbox, snapshot, type Sandbox } from './sandbox.js'
@@ -89,5 +90,31 @@ describe('what is still allowed', () => {
     expect(stateFolderProblem(sb.root, path.join(sb.sibling, 'x', 'audit.jsonl'))).toBeUndefined()
     writeFileSync(path.join(sb.root, 'plain'), 'x')
     expect(stateFolderProblem(sb.root, path.join(sb.root, 'plain', 'audit.jsonl'))).toContain('not a folder')
+  })
+})
+
+describe('planted files the host reads synchronously', () => {
+  test('a FIFO at the process checkpoint lock is broken like a stale lock: the command runs', async () => {
+    mkdirSync(path.join(sb.root, '.toolhost'))
+    execFileSync('mkfifo', [path.join(sb.root, '.toolhost/processes.json.lock')])
+    const terminal = await runOnce(silentLogger)
+    expect(terminal).toContain('from-the-command')
+  })
+
+  test('the schema cache is used only in a folder of our own, never through a FIFO or a shared folder', () => {
+    const own = path.join(sb.base, 'cache')
+    mkdirSync(own, { mode: 0o700 })
+    const fifo = path.join(own, 'known.txt')
+    execFileSync('mkfifo', [fifo])
+    expect(new KnownSchemas(fifo).has('k')).toBe(false) // returns: the FIFO is not read
+    const shared = path.join(sb.base, 'shared')
+    mkdirSync(shared)
+    chmodSync(shared, 0o777)
+    writeFileSync(path.join(shared, 'known.txt'), 'planted\n')
+    const cache = new KnownSchemas(path.join(shared, 'known.txt'))
+    expect(cache.has('planted')).toBe(false)
+    cache.add('mine')
+    cache.save()
+    expect(readFileSync(path.join(shared, 'known.txt'), 'utf8')).toBe('planted\n')
   })
 })

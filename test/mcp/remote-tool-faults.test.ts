@@ -1,0 +1,62 @@
+/**
+ * An MCP server in mcp_servers whose one tool the host cannot take (issue 12, new variant: an input
+ * schema nested 5,000 deep overflowed the stack while it was made strict, and the whole server was
+ * "cannot connect", its ordinary tools with it). Now that tool alone is left out, with a note.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, expect, test } from 'vitest'
+import { createHost, ToolRegistry } from '../../src/index.js'
+import { silentLogger } from '../../src/logger.js'
+import { REPO } from './serve-helpers.js'
+
+const root = mkdtempSync(path.join(os.tmpdir(), 'toolhost-remote-faults-'))
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+test('a remote tool with a schema nested past the stack is left out; the server\'s other tools are offered', { timeout: 60_000 }, async () => {
+  const host = await createHost({
+    root,
+    registry: new ToolRegistry(),
+    log: silentLogger,
+    env: {},
+    config: {
+      env_file: '',
+      plugins: { dirs: [], builtins: false },
+      permissions: { mode: 'bypass' },
+      mcp_servers: { deep: { command: process.execPath, args: [path.join(REPO, 'test/fixtures/mcp/deep-schema-server.mjs')], env: { DEPTH: '5000' }, parallel_safe: true } },
+    },
+  })
+  try {
+    const [connection] = host.services.mcpClients ?? []
+    expect(connection).toMatchObject({ server: 'deep', connected: true, tools: ['mcp_deep_ok'] })
+    expect(connection!.problems.join('\n')).toContain('deep not registered')
+    const [result] = await host.run([{ id: 'c', name: 'mcp_deep_ok', arguments: {} }])
+    expect(result).toMatchObject({ ok: true, content: 'called ok' })
+  } finally {
+    await host.close()
+  }
+})
+
+// Timing test (labelled): only the 15 s connect limit can end this wait; before, the SDK's 60 s did.
+test('a server that never answers tools/list holds start-up no longer than the connect limit', { timeout: 50_000 }, async () => {
+  const started = Date.now()
+  const host = await createHost({
+    root,
+    registry: new ToolRegistry(),
+    log: silentLogger,
+    env: {},
+    config: {
+      env_file: '',
+      plugins: { dirs: [], builtins: false },
+      permissions: { mode: 'bypass' },
+      mcp_servers: { silent: { command: process.execPath, args: [path.join(REPO, 'test/fixtures/mcp/silent-server.mjs')] } },
+    },
+  })
+  try {
+    expect(Date.now() - started).toBeLessThan(40_000)
+    expect(host.services.mcpClients?.[0]).toMatchObject({ server: 'silent', connected: false })
+  } finally {
+    await host.close()
+  }
+})
