@@ -38,9 +38,9 @@ test('a remote tool with a schema nested past the stack is left out; the server\
   }
 })
 
-// Timing test (labelled): only the 15 s connect limit can end this wait; before, the SDK's 60 s did.
+// Only the 15 s connect limit can end this wait within the test's 50 s; before, the SDK's 60 s did
+// (no elapsed time is asserted: the test's own limit is what fails it).
 test('a server that never answers tools/list holds start-up no longer than the connect limit', { timeout: 50_000 }, async () => {
-  const started = Date.now()
   const host = await createHost({
     root,
     registry: new ToolRegistry(),
@@ -54,8 +54,9 @@ test('a server that never answers tools/list holds start-up no longer than the c
     },
   })
   try {
-    expect(Date.now() - started).toBeLessThan(40_000)
-    expect(host.services.mcpClients?.[0]).toMatchObject({ server: 'silent', connected: false })
+    const [connection] = host.services.mcpClients ?? []
+    expect(connection).toMatchObject({ server: 'silent', connected: false })
+    expect(connection!.problems.join('\n')).toMatch(/cannot connect: .*timed out/i)
   } finally {
     await host.close()
   }
