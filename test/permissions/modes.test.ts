@@ -74,7 +74,7 @@ describe('permission modes', () => {
   })
 
   test('an unknown permission mode given in code is a start-up error', async () => {
-    await expect(permissionHost(root, {}, { permissionMode: 'yolo' as never })).rejects.toMatchObject({ code: 'E_CONFIG_INVALID', message: expect.stringMatching(/permissions\.mode/) })
+    await expect(permissionHost(root, {}, { permissionMode: 'yolo' as never })).rejects.toMatchObject({ code: 'E_CONFIG_INVALID', message: expect.stringMatching(/^createHost\(\{ permissionMode \}\) must be one of ask, accept-edits, auto, plan, bypass; got "yolo"/) })
   })
 
   test('with no one to ask, a call that asks is denied and the result says how to allow it (at the CLI)', async () => {
