@@ -1,5 +1,6 @@
-import { closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs'
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs'
 import path from 'node:path'
+import { readStateFile } from '../workspace/state-files.js'
 import type { ProcessCompletion } from './completions.js'
 import type { ProcessSpec } from './managed-process.js'
 
@@ -100,40 +101,15 @@ export function writeCheckpoint(file: string, checkpoint: Checkpoint): void {
   }
 }
 
+// Never through a planted link, never blocking on a FIFO, never a huge file (see state-files.ts).
 function readCheckpointText(file: string, onProblem: (message: string) => void): string | undefined {
-  let fd: number
-  try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ELOOP') onProblem(`the process checkpoint ${file} is a symbolic link; it was not followed and no process was adopted from it (remove it: only the host writes this file)`)
-    else if (code !== 'ENOENT') onProblem(`cannot read the process checkpoint ${file}: ${(error as Error).message}`)
+  const read = readStateFile(file, MAX_CHECKPOINT_BYTES)
+  if (read === undefined) return undefined
+  if ('problem' in read) {
+    onProblem(`the process checkpoint: ${read.problem}; no process was adopted from it`)
     return undefined
   }
-  try {
-    const stat = fstatSync(fd)
-    if (!stat.isFile()) {
-      onProblem(`the process checkpoint ${file} is not a regular file; no process was adopted from it`)
-      return undefined
-    }
-    if (stat.size > MAX_CHECKPOINT_BYTES) {
-      onProblem(`the process checkpoint ${file} is ${stat.size} bytes, over the ${MAX_CHECKPOINT_BYTES}-byte limit; it was refused and no process was adopted from it`)
-      return undefined
-    }
-    const buffer = Buffer.alloc(stat.size)
-    let read = 0
-    while (read < buffer.length) {
-      const n = readSync(fd, buffer, read, buffer.length - read, read)
-      if (n === 0) break
-      read += n
-    }
-    return buffer.subarray(0, read).toString('utf8')
-  } catch (error) {
-    onProblem(`cannot read the process checkpoint ${file}: ${(error as Error).message}`)
-    return undefined
-  } finally {
-    closeSync(fd)
-  }
+  return read.text
 }
 
 function isOwner(value: unknown): value is CheckpointOwner | null {

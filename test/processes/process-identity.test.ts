@@ -97,7 +97,7 @@ describe('process identity: the checkpoint file', () => {
     const log = recordingLog()
     const registry = await kit.open(root, { log })
     expect(registry.list()).toEqual([])
-    expect(log.lines.join('\n')).toMatch(/is a symbolic link; it was not followed and no process was adopted from it/)
+    expect(log.lines.join('\n')).toMatch(/the process checkpoint: .* is a symbolic link; it was not followed .*; no process was adopted from it/)
     await registry.spawn('true', { background: true })
     expect(readCheckpoint(target).processes.map((p) => p.id)).toEqual(['proc_00000000cc01'])
   })
@@ -110,7 +110,7 @@ describe('process identity: the checkpoint file', () => {
     const log = recordingLog()
     const registry = await kit.open(root, { log })
     expect(registry.list()).toEqual([])
-    expect(log.lines.join('\n')).toMatch(/bytes, over the \d+-byte limit; it was refused/)
+    expect(log.lines.join('\n')).toMatch(/bytes, over the \d+-byte limit; it was not read; no process was adopted from it/)
   })
 
   test('a malformed checkpoint (deeply nested, not JSON) is refused with a log line, not a crash', async () => {
