@@ -14,19 +14,18 @@ import { REPO } from './serve-helpers.js'
 const root = mkdtempSync(path.join(os.tmpdir(), 'toolhost-remote-faults-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 
-test('a remote tool with a schema nested past the stack is left out; the server\'s other tools are offered', { timeout: 60_000 }, async () => {
-  const host = await createHost({
+function hostWithServer(mcpServers: Record<string, Record<string, unknown>>): ReturnType<typeof createHost> {
+  return createHost({
     root,
     registry: new ToolRegistry(),
     log: silentLogger,
     env: {},
-    config: {
-      env_file: '',
-      plugins: { dirs: [], builtins: false },
-      permissions: { mode: 'bypass' },
-      mcp_servers: { deep: { command: process.execPath, args: [path.join(REPO, 'test/fixtures/mcp/deep-schema-server.mjs')], env: { DEPTH: '5000' }, parallel_safe: true } },
-    },
+    config: { env_file: '', plugins: { dirs: [], builtins: false }, permissions: { mode: 'bypass' }, mcp_servers: mcpServers },
   })
+}
+
+test('a remote tool with a schema nested past the stack is left out; the server\'s other tools are offered', { timeout: 60_000 }, async () => {
+  const host = await hostWithServer({ deep: { command: process.execPath, args: [path.join(REPO, 'test/fixtures/mcp/deep-schema-server.mjs')], env: { DEPTH: '5000' }, parallel_safe: true } })
   try {
     const [connection] = host.services.mcpClients ?? []
     expect(connection).toMatchObject({ server: 'deep', connected: true, tools: ['mcp_deep_ok'] })
@@ -41,18 +40,7 @@ test('a remote tool with a schema nested past the stack is left out; the server\
 // Only the 15 s connect limit can end this wait within the test's 50 s; before, the SDK's 60 s did
 // (no elapsed time is asserted: the test's own limit is what fails it).
 test('a server that never answers tools/list holds start-up no longer than the connect limit', { timeout: 50_000 }, async () => {
-  const host = await createHost({
-    root,
-    registry: new ToolRegistry(),
-    log: silentLogger,
-    env: {},
-    config: {
-      env_file: '',
-      plugins: { dirs: [], builtins: false },
-      permissions: { mode: 'bypass' },
-      mcp_servers: { silent: { command: process.execPath, args: [path.join(REPO, 'test/fixtures/mcp/silent-server.mjs')] } },
-    },
-  })
+  const host = await hostWithServer({ silent: { command: process.execPath, args: [path.join(REPO, 'test/fixtures/mcp/silent-server.mjs')] } })
   try {
     const [connection] = host.services.mcpClients ?? []
     expect(connection).toMatchObject({ server: 'silent', connected: false })
