@@ -72,7 +72,7 @@ export function defaultConfig(): ToolhostConfig {
       console_approvals: { enabled: true, timeout_ms: 120_000 },
     },
     openai: { strict: false },
-    serve: { host: '127.0.0.1', console: 'loopback', max_message_bytes: 16 * 1024 * 1024 },
+    serve: { host: '127.0.0.1', console: 'loopback', max_message_bytes: 16 * 1024 * 1024, max_sessions: 1000 },
     mcp_servers: {},
   }
 }

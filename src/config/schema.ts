@@ -74,7 +74,7 @@ export const CONFIG_SCHEMA = section({
     console_approvals: section({ enabled: { type: 'boolean' }, timeout_ms: positiveInt }),
   }),
   openai: section({ strict: { type: 'boolean' } }),
-  serve: section({ host: nonEmptyString, console: { enum: ['loopback', 'always', 'off'] }, max_message_bytes: { type: 'integer', minimum: 1024 } }),
+  serve: section({ host: nonEmptyString, console: { enum: ['loopback', 'always', 'off'] }, max_message_bytes: { type: 'integer', minimum: 1024 }, max_sessions: positiveInt }),
   mcp_servers: {
     type: 'object',
     propertyNames: { pattern: '^[A-Za-z0-9_-]{1,32}$' },

@@ -76,7 +76,7 @@ export interface ToolhostConfig {
     console_approvals: { enabled: boolean; timeout_ms: number }
   }
   openai: { strict: boolean }
-  serve: { host: string; console: 'loopback' | 'always' | 'off'; max_message_bytes: number }
+  serve: { host: string; console: 'loopback' | 'always' | 'off'; max_message_bytes: number; max_sessions: number }
   mcp_servers: Record<string, McpServerConfig>
 }
 

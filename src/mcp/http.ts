@@ -85,6 +85,11 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
     if (body === undefined) return reply(res, 400, 'the request body is not JSON')
     if (existing) return existing.handleRequest(req, res, body)
     if (!isInitializeRequest(body)) return reply(res, 400, 'missing mcp-session-id; start with an initialize request')
+    // Sessions live in memory: a client that opens them without end must not exhaust it.
+    const maxSessions = host.config.serve.max_sessions
+    if (transports.size >= maxSessions) {
+      return reply(res, 503, `too many sessions: ${maxSessions} are open (serve.max_sessions); end one with DELETE, or retry once idle sessions close`)
+    }
     const requested = body.params.protocolVersion
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

@@ -3,7 +3,7 @@
  * session closed once it has been idle past the limit. The sweep's timer and clock are faked, so
  * the test does not depend on how busy the machine is.
  */
-import { afterEach, expect, test, vi } from 'vitest'
+import { afterAll, afterEach, expect, test, vi } from 'vitest'
 import { createHost, type Host } from '../../src/index.js'
 import { silentLogger } from '../../src/logger.js'
 import { serveHttp, type HttpEndpoint } from '../../src/mcp/http.js'
@@ -18,8 +18,10 @@ afterEach(async () => {
   vi.useRealTimers()
   await endpoint?.close()
   await host?.close()
-  tmp.remove()
+  endpoint = undefined
+  host = undefined
 })
+afterAll(() => tmp.remove())
 
 const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
 
@@ -59,4 +61,30 @@ test('an idle session is closed after the idle limit; an active one is kept (150
   const late = await post(endpoint.url, { jsonrpc: '2.0', id: 99, method: 'tools/list' }, sessionId!)
   expect(late.status).toBe(404)
   expect(await late.text()).toMatch(/Session not found/)
+})
+
+test('sessions are capped by serve.max_sessions: another initialize gets 503 naming the key, until one ends with DELETE', async () => {
+  host = await createHost({ root: tmp.dir, log: silentLogger, loadPlugins: false, config: { plugins: { dirs: [] }, env_file: '', serve: { max_sessions: 2 } } })
+  endpoint = await serveHttp(host, new McpSessions(), { port: 0, hostname: '127.0.0.1' })
+  const init = (id: number) => ({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'cap-test', version: '1' } } })
+  const ids: string[] = []
+  for (const n of [1, 2]) {
+    const opened = await post(endpoint.url, init(n))
+    expect(opened.status).toBe(200)
+    await opened.text()
+    ids.push(opened.headers.get('mcp-session-id')!)
+  }
+  const refused = await post(endpoint.url, init(3))
+  expect(refused.status).toBe(503)
+  expect(((await refused.json()) as { error: { message: string } }).error.message).toBe('too many sessions: 2 are open (serve.max_sessions); end one with DELETE, or retry once idle sessions close')
+  // The open sessions are untouched, and ending one makes room.
+  const listed = await post(endpoint.url, { jsonrpc: '2.0', id: 4, method: 'tools/list' }, ids[0])
+  expect(listed.status).toBe(200)
+  await listed.text()
+  const ended = await fetch(endpoint.url, { method: 'DELETE', headers: { ...headers, 'mcp-session-id': ids[1]! } })
+  expect(ended.status).toBe(200)
+  await ended.text()
+  const again = await post(endpoint.url, init(5))
+  expect(again.status).toBe(200)
+  await again.text()
 })
