@@ -3,6 +3,9 @@ import { DISPATCH_MODES, PERMISSION_MODES } from '../config/types.js'
 import { suggestNames } from '../dispatch/suggest.js'
 import { ToolhostError } from '../errors.js'
 
+// The commands that run calls, so the only ones with something for --trace-file to record.
+const TRACED_COMMANDS: readonly string[] = ['run', 'call', 'serve', 'demo']
+
 /** Each command: its synopsis, one line on what it does, and what `toolhost help CMD` adds. */
 export const COMMANDS: Readonly<Record<string, { synopsis: string; summary: string; more: string }>> = {
   list: {
@@ -130,6 +133,10 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   const [command, ...rest] = positionals
   if (command !== undefined && !Object.hasOwn(COMMANDS, command)) throw unknownCommand(command)
   if (command !== undefined && values.help !== true) checkArgumentCount(command, rest)
+  // Only commands that run calls have anything to trace: elsewhere the file would be written empty.
+  if (values['trace-file'] !== undefined && command !== undefined && !TRACED_COMMANDS.includes(command)) {
+    throw new ToolhostError('E_USAGE', `--trace-file records the calls that run; use it with ${TRACED_COMMANDS.join(', ')} (not ${command})`)
+  }
   const mode = values.mode
   if (mode !== undefined && !(DISPATCH_MODES as readonly string[]).includes(mode)) {
     throw new ToolhostError('E_USAGE', `--mode must be one of ${DISPATCH_MODES.join(', ')}; got ${JSON.stringify(mode)}`)

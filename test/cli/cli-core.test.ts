@@ -186,6 +186,7 @@ describe('usage and configuration errors exit 2', () => {
     { why: 'call without a name', args: ['call'], stderr: /E_USAGE: call needs a tool name/ },
     { why: 'call with unquoted JSON split by the shell', args: ['call', 'echo', '{"text":', '"a"}'], stderr: /E_USAGE: call takes a tool name and one JSON argument, got 2 arguments after the name; quote the JSON/ },
     { why: 'a bad --mode', args: ['list', '--mode', 'fast'], stderr: /E_USAGE: --mode must be one of graph, partition, batch, serial; got "fast"/ },
+    { why: '--trace-file with a command that runs no calls (it wrote an empty trace)', args: ['list', '--trace-file', 'never-written.json'], stderr: /^toolhost: E_USAGE: --trace-file records the calls that run; use it with run, call, serve, demo \(not list\)\n$/ },
     { why: 'a missing --config file', args: ['list', '--config', 'test/fixtures/config/nope.yaml'], stderr: /E_CONFIG_INVALID: .*nope\.yaml: config file not found/ },
     { why: 'an invalid config', args: ['list', '--config', 'test/fixtures/config/bad-enum.yaml'], stderr: /E_CONFIG_INVALID: .*bad-enum\.yaml: key `dispatch\.mode`/ },
     { why: 'a missing --root', args: ['list', '--config', CONFIG, '--root', 'no/such/folder'], stderr: /E_CONFIG_INVALID: --root: the workspace root/ },
