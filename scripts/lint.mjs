@@ -25,7 +25,7 @@ if (/export \*/.test(readFileSync('src/index.ts', 'utf8'))) problems.push('src/i
 // file git does not track yet (what `toolhost new-plugin` just wrote) is not the house's yet.
 const agents = readFileSync('AGENTS.md', 'utf8')
 const trackedPlugins = gitTracked('plugins')
-for (const file of await fg(['src/**/*.{ts,mjs}', 'plugins/**/*.{ts,mts,js,mjs}', 'scripts/**/*.{ts,mjs}'])) {
+for (const file of await fg(['src/**/*.{ts,mjs,js}', 'plugins/**/*.{ts,mts,js,mjs}', 'scripts/**/*.{ts,mjs}'])) {
   if (file.startsWith('plugins/') && trackedPlugins && !trackedPlugins.has(file)) continue
   if (!agents.includes(file)) problems.push(`AGENTS.md: no line for ${file}`)
 }
