@@ -10,7 +10,7 @@ import { silentLogger } from '../src/logger.js'
 import { noOneToAskMessage, stripRootPath, unavailableMessage } from '../src/messages.js'
 import { makeRoot } from './fixtures/permissions/tools.js'
 import { connectStdio, REPO } from './mcp/serve-helpers.js'
-import { TOOLHOST_CLI } from './toolhost-cli.js'
+import { outputOf, TOOLHOST_CLI } from './toolhost-cli.js'
 
 const CONFIG = path.join(REPO, 'test/fixtures/permissions/cli.yaml')
 const NOTES = path.join(REPO, 'test/fixtures/permissions/plugins')
@@ -63,16 +63,9 @@ describe('stripRootPath: no absolute server paths in messages to clients', () =>
 })
 
 function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TOOLHOST_CLI, ...args], { cwd: REPO, env, stdio: ['pipe', 'pipe', 'pipe'] })
-    child.stdin.end()
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
+  const child = spawn(process.execPath, [TOOLHOST_CLI, ...args], { cwd: REPO, env, stdio: ['pipe', 'pipe', 'pipe'] })
+  child.stdin.end()
+  return outputOf(child)
 }
 
 describe('what each reader actually gets', () => {

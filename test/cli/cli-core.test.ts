@@ -5,7 +5,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { main } from '../../src/cli/main.js'
 import { registry } from '../../src/registry.js'
-import { TOOLHOST_CLI } from '../toolhost-cli.js'
+import { outputOf, TOOLHOST_CLI } from '../toolhost-cli.js'
 
 // The CLI as a user runs it: `toolhost …` in a child process (from the sources, test/toolhost-cli.ts), against fixture plugins,
 // a fixture config (no plugin folders of its own, no .env, permissions bypassed) and a temp root.
@@ -27,22 +27,14 @@ interface Run {
 let root: string
 
 function toolhost(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    // An `undefined` in `env` removes the variable from the child's environment.
-    const childEnv: NodeJS.ProcessEnv = { ...process.env, TOOLHOST_WEBHOOK_URL: '', TOOLHOST_FIXTURE_TOKEN: '', ...env }
-    for (const [name, value] of Object.entries(childEnv)) if (value === undefined) delete childEnv[name]
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: path.resolve('.'),
-      env: childEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
+  // An `undefined` in `env` removes the variable from the child's environment.
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, TOOLHOST_WEBHOOK_URL: '', TOOLHOST_FIXTURE_TOKEN: '', ...env }
+  for (const [name, value] of Object.entries(childEnv)) if (value === undefined) delete childEnv[name]
+  return outputOf(spawn(process.execPath, [BIN, ...args], {
+    cwd: path.resolve('.'),
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }))
 }
 
 const withFixtures = (...rest: string[]): string[] => [...rest, '--config', CONFIG, '--root', root]

@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'n
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, expect, test } from 'vitest'
-import { TOOLHOST_CLI } from '../toolhost-cli.js'
+import { outputOf, TOOLHOST_CLI } from '../toolhost-cli.js'
 
 const BIN = TOOLHOST_CLI
 const CONFIG = path.resolve('test/fixtures/hostile/config.yaml')
@@ -29,14 +29,7 @@ function toolhost(args: string[], shellPrefix?: string): Promise<{ code: number 
   const child = shellPrefix === undefined
     ? spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] })
     : spawn('bash', ['-c', `${shellPrefix}; exec "$0" "$@"`, process.execPath, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  return new Promise((resolve, reject) => {
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
+  return outputOf(child)
 }
 
 function batch(calls: Array<{ id: string; name: string; arguments: unknown }>): string {

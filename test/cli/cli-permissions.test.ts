@@ -7,7 +7,7 @@ import { main } from '../../src/cli/main.js'
 import { cliPermissionOptions, createTerminalApprove, parseAnswer } from '../../src/cli/terminal-approve.js'
 import { approveEverything, registry, type ApprovalRequest } from '../../src/index.js'
 import { makeRoot } from '../fixtures/permissions/tools.js'
-import { TOOLHOST_CLI } from '../toolhost-cli.js'
+import { outputOf, TOOLHOST_CLI } from '../toolhost-cli.js'
 
 // The CLI's side of permissions: with no terminal a call that asks is denied (exit 1) and the
 // message says how to allow it; --yes approves; a terminal prompt reads one answer per call.
@@ -16,17 +16,10 @@ const CONFIG = path.resolve('test/fixtures/permissions/cli.yaml')
 const PLUGINS = path.resolve('test/fixtures/permissions/plugins')
 
 function toolhost(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    // stdin is a pipe, not a TTY: nobody can be asked
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: path.resolve('.'), stdio: ['pipe', 'pipe', 'pipe'] })
-    child.stdin.end()
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
+  // stdin is a pipe, not a TTY: nobody can be asked
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: path.resolve('.'), stdio: ['pipe', 'pipe', 'pipe'] })
+  child.stdin.end()
+  return outputOf(child)
 }
 
 describe('CLI without a terminal', () => {

@@ -19,7 +19,7 @@ import { silentLogger } from '../../src/logger.js'
 import { connectStdio, REPO, startHttpServer } from '../mcp/serve-helpers.js'
 import { makeSandbox, SECRET, snapshot, type Sandbox } from '../workspace/sandbox.js'
 import { answerProblems, asMcpArguments, asObject, EXTREME_BATCH, hasCatalogueCode, hostileBatch, jsonText, SEED } from './hostile-arbitraries.js'
-import { TOOLHOST_CLI } from '../toolhost-cli.js'
+import { outputOf, TOOLHOST_CLI } from '../toolhost-cli.js'
 
 const BIN = TOOLHOST_CLI
 
@@ -90,14 +90,7 @@ describe('createHost().run()', () => {
 describe('the CLI', { timeout: 120_000 }, () => {
   function toolhost(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
     const child = spawn(process.execPath, [BIN, ...args, '--config', config, '--root', sb.root], { stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    return new Promise((resolve, reject) => {
-      child.on('error', reject)
-      child.on('close', (code) => resolve({ code, stdout, stderr }))
-    })
+    return outputOf(child)
   }
 
   test('run: the known breaks and two hostile batches as OpenAI tool_calls; every call answered; exit 0 or 1', async () => {
