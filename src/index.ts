@@ -2,8 +2,8 @@
  * The public API of toolhost: what plugins import (`registry`, `defineTool`, types) and what an
  * embedding agent loop uses (`createHost`).
  */
-export { defineTool, TOOL_NAME_PATTERN } from './define-tool.js'
-export type { ArgsOfSchema, ObjectSchema } from './define-tool.js'
+export { defineTool, TOOL_NAME_PATTERN } from './contract/define-tool.js'
+export type { ArgsOfSchema, ObjectSchema } from './contract/define-tool.js'
 export { MODEL_FORMATS, isModelFormat } from './adapters/format.js'
 export type { ModelFormat } from './adapters/format.js'
 export { parseBatch, toCalls } from './adapters/parse-batch.js'
@@ -18,29 +18,29 @@ export type { PluginWatcher, ReloadEvent, WatchOptions } from './loader/watch-pl
 // The MCP server and client load the MCP SDK, so they are not re-exported here (plugins import this
 // file): use `toolhost serve`, or `mcp_servers` in config.
 export type { McpClientConnection } from './mcp/client.js'
-export { isCallToolResult, isContentBlock, renderBlocksAsText } from './content-blocks.js'
-export { DEFAULT_SCHEMA_DIALECT, schemaDialect } from './schema.js'
-export type { SchemaDialect } from './schema.js'
-export { registry, ToolRegistry } from './registry.js'
-export type { DefinitionQuery, RegistryEntry } from './registry.js'
-export type { AvailabilityOptions } from './tool-availability.js'
-export { ToolhostError, ERROR_CODES, isToolhostError } from './errors.js'
-export { guardStrayErrors } from './stray-errors.js'
-export { createLogger, silentLogger } from './logger.js'
-export type { ErrorCode } from './errors.js'
-export { createHost } from './create-host.js'
-export { Host } from './host.js'
-export type { Authoriser, AuthoriseDecision, AuthoriseItem, CallEvent, DefinitionsQuery, HostEvent, HostOptions, PlannedCall, RunOptions } from './host.js'
-export type { Audience } from './messages.js'
+export { isCallToolResult, isContentBlock, renderBlocksAsText } from './contract/content-blocks.js'
+export { DEFAULT_SCHEMA_DIALECT, schemaDialect } from './registry/schema.js'
+export type { SchemaDialect } from './registry/schema.js'
+export { registry, ToolRegistry } from './registry/registry.js'
+export type { DefinitionQuery, RegistryEntry } from './registry/registry.js'
+export type { AvailabilityOptions } from './registry/tool-availability.js'
+export { ToolhostError, ERROR_CODES, isToolhostError } from './contract/errors.js'
+export { guardStrayErrors } from './host/stray-errors.js'
+export { createLogger, silentLogger } from './contract/logger.js'
+export type { ErrorCode } from './contract/errors.js'
+export { createHost } from './host/create-host.js'
+export { Host } from './host/host.js'
+export type { Authoriser, AuthoriseDecision, AuthoriseItem, CallEvent, DefinitionsQuery, HostEvent, HostOptions, PlannedCall, RunOptions } from './host/host.js'
+export type { Audience } from './contract/messages.js'
 // The framework adapters load their framework, so they are subpath exports: 'toolhost/ai-sdk', 'toolhost/openai-agents'.
-export { canonicalPath, pathsOverlap, isWithin } from './paths.js'
+export { canonicalPath, pathsOverlap, isWithin } from './workspace/paths.js'
 export { Workspace, workspaceFor } from './workspace/workspace.js'
 export type { WorkspaceOptions } from './workspace/workspace.js'
 export { resolveInRoot, isInsideRoot } from './workspace/resolve-in-root.js'
 export type { ResolvedPath } from './workspace/resolve-in-root.js'
 export { isTempFileName, writeFileAtomic } from './workspace/atomic-write.js'
-export { compileLinearGlob, compileLinearRegex, LINEAR_REGEX_SYNTAX } from './linear-regex.js'
-export type { LinearRegex, LinearRegexOptions } from './linear-regex.js'
+export { compileLinearGlob, compileLinearRegex, LINEAR_REGEX_SYNTAX } from './patterns/linear-regex.js'
+export type { LinearRegex, LinearRegexOptions } from './patterns/linear-regex.js'
 export type { WriteOutcome } from './workspace/atomic-write.js'
 export { compileDenyList } from './workspace/deny-list.js'
 export type { DenyList } from './workspace/deny-list.js'
@@ -93,4 +93,4 @@ export type {
   ToolHandler,
   ToolResult,
   ToolSpec,
-} from './types.js'
+} from './contract/types.js'

@@ -3,10 +3,10 @@
  * bound (scripts only). The tools are benchmark stand-ins: they sleep for the call's `ms` and touch
  * nothing, but declare the same behaviour as the real file, search and terminal tools.
  */
-import { defineTool } from '../../src/define-tool.js'
-import type { ToolRegistry } from '../../src/registry.js'
-import type { ToolCall } from '../../src/types.js'
-import { conflictReason, type Footprint } from '../../src/dispatch/footprint.js'
+import { defineTool } from '../../src/contract/define-tool.js'
+import type { ToolRegistry } from '../../src/registry/registry.js'
+import type { ToolCall } from '../../src/contract/types.js'
+import { conflictReason, type Footprint } from '../../src/dispatch/admit/footprint.js'
 
 /** mulberry32: a small, fast, seedable PRNG with a uniform [0, 1) output. */
 export function createRandom(seed: number): () => number {

@@ -2,8 +2,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { createHost, type Host, type HostOptions } from '../../src/host.js'
-import { ToolRegistry } from '../../src/registry.js'
+import { createHost, type Host, type HostOptions } from '../../src/host/host.js'
+import { ToolRegistry } from '../../src/registry/registry.js'
 
 export interface BenchHost {
   host: Host

@@ -3,7 +3,7 @@
  * critical-path priority would reach with perfect estimates, and the best schedule a search finds.
  * They place the lower bound max(critical path, work ÷ workers) against what is achievable.
  */
-import { conflictReason, type Footprint } from '../../src/dispatch/footprint.js'
+import { conflictReason, type Footprint } from '../../src/dispatch/admit/footprint.js'
 
 /** For each call, the earlier calls it waits for (the conflict graph, by the scheduler's own rule). */
 export function conflictGraph(footprints: readonly Footprint[]): number[][] {

@@ -4,7 +4,7 @@
  */
 import { performance } from 'node:perf_hooks'
 import type { DispatchMode } from '../../src/config/types.js'
-import type { ToolResult } from '../../src/types.js'
+import type { ToolResult } from '../../src/contract/types.js'
 import { createRandom, generateBatch, lowerBound, registerAgentTools, type GeneratedCall, type LowerBound } from './agent-batches.js'
 import { createBenchHost, type BenchHost } from './bench-host.js'
 import { bottomLevels, conflictGraph, listSchedule, searchBestSchedule } from './offline-schedules.js'

@@ -5,9 +5,9 @@
  * against an oracle written here (not the scheduler's own conflict code).
  */
 import { performance } from 'node:perf_hooks'
-import { defineTool } from '../../src/define-tool.js'
-import type { HostEvent } from '../../src/host.js'
-import type { ToolCall, ToolContext, ToolResult } from '../../src/types.js'
+import { defineTool } from '../../src/contract/define-tool.js'
+import type { HostEvent } from '../../src/host/host.js'
+import type { ToolCall, ToolContext, ToolResult } from '../../src/contract/types.js'
 import { createRandom, TREE_FILES, TREE_FOLDERS } from './agent-batches.js'
 import { createBenchHost } from './bench-host.js'
 import type { BenchOptions } from './options.js'

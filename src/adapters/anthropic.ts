@@ -1,5 +1,5 @@
-import { blockAsText } from '../content-blocks.js'
-import type { ContentBlock, ObjectJsonSchema, OpenAIToolDefinition, ToolResult } from '../types.js'
+import { blockAsText } from '../contract/content-blocks.js'
+import type { ContentBlock, ObjectJsonSchema, OpenAIToolDefinition, ToolResult } from '../contract/types.js'
 import { fileName } from './openai-responses.js'
 
 /** An Anthropic Messages tool definition (assignable to `@anthropic-ai/sdk`'s `Tool`). */

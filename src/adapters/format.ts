@@ -1,4 +1,4 @@
-import { ToolhostError } from '../errors.js'
+import { ToolhostError } from '../contract/errors.js'
 
 /**
  * The model API formats the host speaks. `openai` is short for `openai-chat` (Chat Completions);

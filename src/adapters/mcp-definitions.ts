@@ -1,4 +1,4 @@
-import type { AnyTool, ContentBlock, ObjectJsonSchema, ToolResult } from '../types.js'
+import type { AnyTool, ContentBlock, ObjectJsonSchema, ToolResult } from '../contract/types.js'
 
 /** MCP tool annotations (hints a client may show or use; never trusted for security). */
 export interface McpToolAnnotations {

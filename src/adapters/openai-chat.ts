@@ -1,4 +1,4 @@
-import type { OpenAIToolDefinition, ToolResult } from '../types.js'
+import type { OpenAIToolDefinition, ToolResult } from '../contract/types.js'
 import { resultText } from './format.js'
 import { toStrictSchema } from './openai-strict.js'
 

@@ -1,5 +1,5 @@
-import { blockAsText } from '../content-blocks.js'
-import type { ContentBlock, ObjectJsonSchema, OpenAIToolDefinition, ToolResult } from '../types.js'
+import { blockAsText } from '../contract/content-blocks.js'
+import type { ContentBlock, ObjectJsonSchema, OpenAIToolDefinition, ToolResult } from '../contract/types.js'
 import { resultText } from './format.js'
 import type { OpenAIDefinitionOptions } from './openai-chat.js'
 import { toStrictSchema } from './openai-strict.js'

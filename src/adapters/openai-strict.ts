@@ -2,9 +2,9 @@
  * OpenAI strict mode: a tool's schema rewritten the way strict function calling requires, and the
  * nulls that rewrite makes the model send taken out again before toolhost validates the arguments.
  */
-import { parseArguments } from '../dispatch/prepare.js'
-import type { ArgumentLimits } from '../dispatch/argument-limits.js'
-import type { AnyTool, JsonSchema, ObjectJsonSchema, OpenAIToolDefinition, ToolCall } from '../types.js'
+import { parseArguments } from '../dispatch/admit/prepare.js'
+import type { ArgumentLimits } from '../dispatch/admit/argument-limits.js'
+import type { AnyTool, JsonSchema, ObjectJsonSchema, OpenAIToolDefinition, ToolCall } from '../contract/types.js'
 
 // Keywords strict mode accepts. Everything else is left out of the schema the model sees; toolhost
 // still validates the arguments against the tool's own schema, so those constraints still hold.

@@ -1,5 +1,5 @@
-import { describeThrown, isToolhostError, ToolhostError } from '../errors.js'
-import type { ToolCall } from '../types.js'
+import { describeThrown, isToolhostError, ToolhostError } from '../contract/errors.js'
+import type { ToolCall } from '../contract/types.js'
 
 /**
  * Reads the calls of a batch document: a JSON array of OpenAI `tool_calls`

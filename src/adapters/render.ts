@@ -1,4 +1,4 @@
-import type { AnyTool, OpenAIToolDefinition, ToolResult } from '../types.js'
+import type { AnyTool, OpenAIToolDefinition, ToolResult } from '../contract/types.js'
 import { toAnthropicDefinitions, toAnthropicMessage, type AnthropicToolDefinition, type AnthropicToolResultMessage } from './anthropic.js'
 import { assertModelFormat, type ModelFormat } from './format.js'
 import { toMcpCallResult, toMcpDefinition, type McpCallToolResult, type McpToolDefinition } from './mcp-definitions.js'

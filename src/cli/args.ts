@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util'
 import { DISPATCH_MODES, PERMISSION_MODES } from '../config/types.js'
-import { suggestNames } from '../dispatch/suggest.js'
-import { ToolhostError } from '../errors.js'
+import { suggestNames } from '../dispatch/admit/suggest.js'
+import { ToolhostError } from '../contract/errors.js'
 
 // The commands that run calls, so the only ones with something for --trace-file to record.
 const TRACED_COMMANDS: readonly string[] = ['run', 'call', 'serve', 'demo']

@@ -1,15 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { parseBatch } from '../adapters/parse-batch.js'
-import type { Wait } from '../dispatch/scheduler.js'
-import { ToolhostError } from '../errors.js'
-import type { Host } from '../host.js'
-import { underRoot } from '../host-setup.js'
-import type { ToolResult } from '../types.js'
+import type { Wait } from '../dispatch/schedule/scheduler.js'
+import { ToolhostError } from '../contract/errors.js'
+import type { Host } from '../host/host.js'
+import { underRoot } from '../host/setup.js'
+import type { ToolResult } from '../contract/types.js'
 import type { CliArgs } from './args.js'
 import { showProgress } from './progress-display.js'
 import { renderTimeline, type PoolWait } from './timeline.js'
-import { describeRateLimit } from '../dispatch/rate-limits.js'
-import type { PlannedCall } from '../host-types.js'
+import { describeRateLimit } from '../dispatch/schedule/rate-limits.js'
+import type { PlannedCall } from '../host/host-types.js'
 
 export interface Output {
   out: (text: string) => void

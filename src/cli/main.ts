@@ -1,8 +1,8 @@
-import { isToolhostError } from '../errors.js'
-import type { Host, HostOptions } from '../host.js'
+import { isToolhostError } from '../contract/errors.js'
+import type { Host, HostOptions } from '../host/host.js'
 import { commandHelp, parseCliArgs, USAGE, type CliArgs } from './args.js'
 import type { Output } from './commands.js'
-import { createLogger } from '../logger.js'
+import { createLogger } from '../contract/logger.js'
 import { packageVersion } from './package-info.js'
 
 type Command = (host: Host, args: CliArgs, io: Output) => Promise<number>
@@ -69,7 +69,7 @@ export async function main(argv: readonly string[], io: Output = consoleOutput):
  * even if a plugin left a timer, an interval or a socket behind.
  */
 export async function runCli(argv: readonly string[]): Promise<never> {
-  const [{ guardStrayErrors }, { registry }] = await Promise.all([import('../stray-errors.js'), import('../registry.js')])
+  const [{ guardStrayErrors }, { registry }] = await Promise.all([import('../host/stray-errors.js'), import('../registry/registry.js')])
   guardStrayErrors({ log: createLogger(), registry })
   const code = await main(argv)
   await Promise.all([flushed(process.stdout), flushed(process.stderr)])
@@ -88,7 +88,7 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
  * log lines (a plugin that failed to load, warnings) written through `io.err`, once.
  */
 export async function createHostForCli(args: CliArgs, overrides: { root?: string; config?: string; options?: Partial<HostOptions> } = {}, io: Output = consoleOutput): Promise<Host> {
-  const [{ createHost }, { askOnTerminal, isInteractive }, { cliPermissionOptions }] = await Promise.all([import('../host.js'), import('./terminal-ask.js'), import('./terminal-approve.js')])
+  const [{ createHost }, { askOnTerminal, isInteractive }, { cliPermissionOptions }] = await Promise.all([import('../host/host.js'), import('./terminal-ask.js'), import('./terminal-approve.js')])
   const root = overrides.root ?? args.root
   const config = overrides.config ?? args.config
   return createHost({

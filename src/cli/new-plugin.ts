@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { ToolhostError } from '../errors.js'
+import { ToolhostError } from '../contract/errors.js'
 import type { CliArgs } from './args.js'
 import type { Output } from './commands.js'
 

@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises'
-import type { AskHandler } from '../types.js'
+import type { AskHandler } from '../contract/types.js'
 import { askForm } from './terminal-form.js'
 
 /**

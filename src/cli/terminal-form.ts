@@ -1,4 +1,4 @@
-import type { AskAnswer, AskSchema } from '../types.js'
+import type { AskAnswer, AskSchema } from '../contract/types.js'
 
 /** How a form talks to the person: a prompt that resolves with one line, and plain output. */
 export interface FormIo {

@@ -1,6 +1,6 @@
-import { describeRateLimit, type RateLimit } from '../dispatch/rate-limits.js'
-import type { Wait } from '../dispatch/scheduler.js'
-import type { ToolResult } from '../types.js'
+import { describeRateLimit, type RateLimit } from '../dispatch/schedule/rate-limits.js'
+import type { Wait } from '../dispatch/schedule/scheduler.js'
+import type { ToolResult } from '../contract/types.js'
 
 /** A call that found every worker busy (`worker`: the calls holding them), or waited for a rate slot. */
 export interface PoolWait {

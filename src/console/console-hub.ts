@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http'
-import type { Host } from '../host.js'
+import type { Host } from '../host/host.js'
 import { CallTimeline, type CallRecord } from '../observe/call-timeline.js'
 import type { ProcessRegistry } from '../processes/process-registry.js'
 import { ConsoleApprovals } from './console-approvals.js'

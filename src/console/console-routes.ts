@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { readJsonBody } from '../http-body.js'
+import { readJsonBody } from '../http/http-body.js'
 import type { Asset } from './console-assets.js'
 import type { ConsoleAuth } from './console-auth.js'
 import type { ConsoleDecision } from './console-approvals.js'

@@ -1,5 +1,5 @@
 // What each console panel shows, read from the host (plain data, sent to pages as JSON).
-import type { Host } from '../host.js'
+import type { Host } from '../host/host.js'
 import type { ProcessInfo } from '../processes/managed-process.js'
 
 /** A connected MCP client, as the console lists it. */

@@ -3,10 +3,10 @@
  * peer dependency `ai` (version 6: the newest line that runs on Node 20; AI SDK 7 needs Node 22).
  */
 import { jsonSchema, tool, type Tool, type ToolSet } from 'ai'
-import { blockAsText } from '../content-blocks.js'
-import type { Host } from '../host.js'
-import type { DefinitionsQuery } from '../host-types.js'
-import type { ContentBlock, ToolResult } from '../types.js'
+import { blockAsText } from '../contract/content-blocks.js'
+import type { Host } from '../host/host.js'
+import type { DefinitionsQuery } from '../host/host-types.js'
+import type { ContentBlock, ToolResult } from '../contract/types.js'
 import { CallBatcher } from './call-batcher.js'
 
 /** Which tools become AI SDK tools (default: every tool available now). */

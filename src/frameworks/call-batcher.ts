@@ -1,5 +1,5 @@
-import type { Host } from '../host.js'
-import type { ToolCall, ToolResult } from '../types.js'
+import type { Host } from '../host/host.js'
+import type { ToolCall, ToolResult } from '../contract/types.js'
 
 interface Waiting {
   call: ToolCall

@@ -4,11 +4,11 @@
  * Node 20; 0.15 and later take `openai@7`, which needs Node 22) and `zod@4` (the Agents SDK's peer).
  */
 import { tool, type FunctionTool, type Tool, type ToolOutputFileContent, type ToolOutputImage, type ToolOutputText } from '@openai/agents'
-import { blockAsText } from '../content-blocks.js'
+import { blockAsText } from '../contract/content-blocks.js'
 import { resultText } from '../adapters/format.js'
-import type { Host } from '../host.js'
-import type { DefinitionsQuery } from '../host-types.js'
-import type { ContentBlock, ToolResult } from '../types.js'
+import type { Host } from '../host/host.js'
+import type { DefinitionsQuery } from '../host/host-types.js'
+import type { ContentBlock, ToolResult } from '../contract/types.js'
 import { CallBatcher } from './call-batcher.js'
 
 /** Which tools become function tools (default: every tool available now), and OpenAI strict mode. */

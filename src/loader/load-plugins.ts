@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
-import { describeThrown } from '../errors.js'
-import type { ToolRegistry } from '../registry.js'
+import { describeThrown } from '../contract/errors.js'
+import type { ToolRegistry } from '../registry/registry.js'
 import { importPlugin } from './import-plugin.js'
 
 /** File endings a plugin may have. */

@@ -3,7 +3,7 @@ import path from 'node:path'
 import { diffConfig, liveValue, type ConfigChange } from '../config/live-config.js'
 import { loadConfig } from '../config/load-config.js'
 import type { ToolhostConfig } from '../config/types.js'
-import type { HostServices, Logger } from '../types.js'
+import type { HostServices, Logger } from '../contract/types.js'
 
 /** What a config watcher needs of the host. */
 export interface ReloadableHost {
@@ -103,7 +103,7 @@ export function reloadConfig(host: ReloadableHost, file: string, before: Toolhos
   return { kind: 'applied', change, next }
 }
 
-declare module '../types.js' {
+declare module '../contract/types.js' {
   interface HostServices {
     /** Live limits from config.yaml, when on (`plugins.watch`, `serve --watch`). */
     configWatcher?: ConfigWatcher

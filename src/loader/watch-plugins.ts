@@ -1,7 +1,7 @@
 import { existsSync, statSync, watch, type FSWatcher } from 'node:fs'
 import path from 'node:path'
-import type { RegistryEntry, ToolRegistry } from '../registry.js'
-import type { HostServices, Logger } from '../types.js'
+import type { RegistryEntry, ToolRegistry } from '../registry/registry.js'
+import type { HostServices, Logger } from '../contract/types.js'
 import { loadPluginFile, type PluginLoadOptions } from './load-plugins.js'
 
 /** What one reload did. */
@@ -124,7 +124,7 @@ export function watchHostPlugins(host: { log: Logger; registry: ToolRegistry; on
   return watcher
 }
 
-declare module '../types.js' {
+declare module '../contract/types.js' {
   interface HostServices {
     /** Hot reload of the plugin folders, when on (`plugins.watch`, `serve --watch`). */
     pluginWatcher?: PluginWatcher

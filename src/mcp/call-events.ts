@@ -1,6 +1,6 @@
-import type { HostEvent } from '../host-types.js'
-import type { Host } from '../host.js'
-import type { LogLevel } from '../types.js'
+import type { HostEvent } from '../host/host-types.js'
+import type { Host } from '../host/host.js'
+import type { LogLevel } from '../contract/types.js'
 
 /** MCP log levels, least severe first (`logging/setLevel`, `notifications/message`). */
 export const MCP_LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const

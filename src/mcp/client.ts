@@ -5,10 +5,10 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ElicitRequestSchema, ListRootsRequestSchema, ToolListChangedNotificationSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import type { McpServerConfig } from '../config/types.js'
-import { describeThrown, ToolhostError } from '../errors.js'
-import { shownName } from '../dispatch/suggest.js'
-import type { Host } from '../host.js'
-import type { AskHandler, AskSchema } from '../types.js'
+import { describeThrown, ToolhostError } from '../contract/errors.js'
+import { shownName } from '../dispatch/admit/suggest.js'
+import type { Host } from '../host/host.js'
+import type { AskHandler, AskSchema } from '../contract/types.js'
 import { registerRemote, type RemoteServer } from './remote-tool.js'
 
 
@@ -23,7 +23,7 @@ export interface McpClientConnection {
   problems: string[]
 }
 
-declare module '../types.js' {
+declare module '../contract/types.js' {
   interface HostServices {
     /** The `mcp_servers` connections (MCP client). */
     mcpClients?: McpClientConnection[]

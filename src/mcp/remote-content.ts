@@ -1,4 +1,4 @@
-import { isCallToolResult } from '../content-blocks.js'
+import { isCallToolResult } from '../contract/content-blocks.js'
 
 /**
  * The text toolhost hands a model for a remote MCP tool's result (text blocks joined; others described).

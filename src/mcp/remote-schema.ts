@@ -1,5 +1,5 @@
-import { ANNOTATION_FORMATS, schemaDialect } from '../schema.js'
-import type { JsonSchema } from '../types.js'
+import { ANNOTATION_FORMATS, schemaDialect } from '../registry/schema.js'
+import type { JsonSchema } from '../contract/types.js'
 
 // Keywords of JSON Schema draft-07 and 2020-12 (core, applicators, validation, annotations, content).
 const KEYWORDS = new Set([

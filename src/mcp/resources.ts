@@ -11,9 +11,9 @@ import {
   UnsubscribeRequestSchema,
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js'
-import { describeThrown } from '../errors.js'
-import { underRoot } from '../host-setup.js'
-import type { Host } from '../host.js'
+import { describeThrown } from '../contract/errors.js'
+import { underRoot } from '../host/setup.js'
+import type { Host } from '../host/host.js'
 import { MAX_LOG_LINES } from '../processes/log-page.js'
 import { workspaceFor } from '../workspace/workspace.js'
 import type { McpSessions } from './sessions.js'

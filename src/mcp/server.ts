@@ -1,11 +1,11 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, SetLevelRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { toMcpCallResult } from '../adapters/mcp-definitions.js'
-import type { Host } from '../host.js'
+import type { Host } from '../host/host.js'
 import { isLevelShown, listenToCall, mcpLevelOf, progressCounter, type McpLogLevel } from './call-events.js'
 import { serveResources } from './resources.js'
 import { isOpenTelemetryRegistered } from '../otel/detect.js'
-import { shownName, suggestNames } from '../dispatch/suggest.js'
+import { shownName, suggestNames } from '../dispatch/admit/suggest.js'
 import { canElicit, McpSessions, PERSON_TOOLS } from './sessions.js'
 import { BoundedStdioTransport } from './stdio-transport.js'
 

@@ -1,9 +1,9 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { describeThrown } from '../errors.js'
+import { describeThrown } from '../contract/errors.js'
 import type { ApprovalAnswer, ApprovalRequest, ApproveHandler } from '../permissions/approvals.js'
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js'
-import type { Host } from '../host.js'
-import type { AskAnswer, AskRequest, ToolResult } from '../types.js'
+import type { Host } from '../host/host.js'
+import type { AskAnswer, AskRequest, ToolResult } from '../contract/types.js'
 
 /** Tools that need a person: offered to a client only when it can answer elicitation requests. */
 export const PERSON_TOOLS: ReadonlySet<string> = new Set(['clarify'])

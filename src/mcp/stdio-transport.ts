@@ -1,6 +1,6 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
-import type { Logger } from '../types.js'
+import type { Logger } from '../contract/types.js'
 
 /** How much of an oversized message is kept, at each end, to find its id. */
 const EDGE_BYTES = 512

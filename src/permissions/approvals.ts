@@ -1,4 +1,4 @@
-import { describeThrown } from '../errors.js'
+import { describeThrown } from '../contract/errors.js'
 import type { DecidedBy } from './decide.js'
 import type { CallSubject } from './subjects.js'
 

@@ -1,5 +1,5 @@
 import type { PermissionMode } from '../config/types.js'
-import type { PermissionResult } from '../types.js'
+import type { PermissionResult } from '../contract/types.js'
 import { findAllowRule, findBlockingRule } from './match-rules.js'
 import { modeDefault, planModeMessage, type CallFacts } from './modes.js'
 import type { PermissionRule, PermissionRules } from './rules.js'

@@ -1,5 +1,5 @@
 import type { PermissionMode } from '../config/types.js'
-import { noOneToAskMessage, planModeMessage, type Audience } from '../messages.js'
+import { noOneToAskMessage, planModeMessage, type Audience } from '../contract/messages.js'
 import { suggestRule } from './approvals.js'
 import type { PermissionDecision } from './decide.js'
 import type { JudgedCall } from './judged-call.js'

@@ -1,5 +1,5 @@
 import picomatch from 'picomatch'
-import { compileLinearRegex } from '../linear-regex.js'
+import { compileLinearRegex } from '../patterns/linear-regex.js'
 import { toPathGlob, type PermissionRule } from './rules.js'
 import type { CallSubject, PathSubject } from './subjects.js'
 

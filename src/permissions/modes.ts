@@ -1,4 +1,4 @@
-import { planModeMessage as planModeFor } from '../messages.js'
+import { planModeMessage as planModeFor } from '../contract/messages.js'
 import type { PermissionMode } from '../config/types.js'
 import type { CallSubject } from './subjects.js'
 

@@ -1,5 +1,5 @@
 import picomatch from 'picomatch'
-import { ToolhostError } from '../errors.js'
+import { ToolhostError } from '../contract/errors.js'
 
 /** Which list of `permissions` a rule comes from. */
 export type RuleList = 'allow' | 'ask' | 'deny'

@@ -1,9 +1,9 @@
 import path from 'node:path'
-import { declaredScope } from '../dispatch/footprint.js'
-import { describeThrown } from '../errors.js'
-import { canonicalPath, comparablePath, isWithin, relativeToRoot } from '../paths.js'
+import { declaredScope } from '../dispatch/admit/footprint.js'
+import { describeThrown } from '../contract/errors.js'
+import { canonicalPath, comparablePath, isWithin, relativeToRoot } from '../workspace/paths.js'
 import { analyseCommand } from '../shell/analyse-command.js'
-import type { Access, AnyTool, BehaviourContext } from '../types.js'
+import type { Access, AnyTool, BehaviourContext } from '../contract/types.js'
 import { canonicalJson } from './canonical-json.js'
 
 /** One path a call touches, in the forms rules are matched against. */

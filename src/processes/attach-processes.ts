@@ -1,6 +1,6 @@
 import path from 'node:path'
 import type { ToolhostConfig } from '../config/types.js'
-import type { HostServices, Logger } from '../types.js'
+import type { HostServices, Logger } from '../contract/types.js'
 import { compileDangerousPatterns, publishDangerousPatterns } from './dangerous-commands.js'
 import { ProcessRegistry } from './process-registry.js'
 import { decideSandbox } from './sandbox.js'

@@ -1,7 +1,7 @@
 import { DEFAULT_DANGEROUS_PATTERNS } from '../config/defaults.js'
-import { ToolhostError } from '../errors.js'
+import { ToolhostError } from '../contract/errors.js'
 import { analyseCommand } from '../shell/analyse-command.js'
-import { compileLinearRegex, LINEAR_REGEX_SYNTAX, type LinearRegex } from '../linear-regex.js'
+import { compileLinearRegex, LINEAR_REGEX_SYNTAX, type LinearRegex } from '../patterns/linear-regex.js'
 
 /** A compiled dangerous pattern (RE2: linear time on the model's command, however long). */
 export type DangerousPattern = Pick<LinearRegex, 'test'>

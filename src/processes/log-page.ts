@@ -1,4 +1,4 @@
-import { ToolhostError } from '../errors.js'
+import { ToolhostError } from '../contract/errors.js'
 import { MAX_LINE_BYTES, readLogLines, type LogTail } from './log-file.js'
 import type { NumberedLine } from './rolling-buffer.js'
 

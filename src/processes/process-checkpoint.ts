@@ -1,7 +1,7 @@
 import { lstatSync } from 'node:fs'
 import { stateFolderProblem } from '../workspace/state-files.js'
 import path from 'node:path'
-import type { Logger } from '../types.js'
+import type { Logger } from '../contract/types.js'
 import { readCheckpoint, writeCheckpoint, type CheckpointOwner, type CheckpointProcess } from './checkpoint.js'
 import { CheckpointLock } from './checkpoint-lock.js'
 import { completionOf, type CompletionQueue } from './completions.js'

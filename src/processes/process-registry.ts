@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import path from 'node:path'
 import type { ToolhostConfig } from '../config/types.js'
-import { ToolhostError } from '../errors.js'
-import { Listeners } from '../listeners.js'
-import { isCaseInsensitiveFs } from '../paths.js'
-import type { Logger } from '../types.js'
+import { ToolhostError } from '../contract/errors.js'
+import { Listeners } from '../contract/listeners.js'
+import { isCaseInsensitiveFs } from '../workspace/paths.js'
+import type { Logger } from '../contract/types.js'
 import { completionOf, CompletionQueue, type ProcessCompletion } from './completions.js'
 import { pageLog, type LogPage } from './log-page.js'
 import { ManagedProcess, type ProcessInfo } from './managed-process.js'
@@ -14,7 +14,7 @@ import type { SandboxPlan } from './sandbox.js'
 import { resolveWorkingFolder } from './working-folder.js'
 import { stateFolderProblem } from '../workspace/state-files.js'
 
-declare module '../types.js' {
+declare module '../contract/types.js' {
   interface HostServices {
     /** The host's process registry: what `terminal` and `process` use. */
     processes: ProcessRegistry

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import type { TerminalSandbox } from '../config/types.js'
-import { ToolhostError } from '../errors.js'
+import { ToolhostError } from '../contract/errors.js'
 
 /**
  * The bubblewrap sandbox for `terminal` commands: the workspace root is the only writable place

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs'
 import path from 'node:path'
-import { ToolhostError } from '../errors.js'
-import { canonicalPath, comparablePath, isWithin } from '../paths.js'
+import { ToolhostError } from '../contract/errors.js'
+import { canonicalPath, comparablePath, isWithin } from '../workspace/paths.js'
 
 /**
  * The canonical working folder for a command: `input` resolved against the workspace root (default:

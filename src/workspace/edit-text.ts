@@ -1,4 +1,4 @@
-import { ToolhostError } from '../errors.js'
+import { ToolhostError } from '../contract/errors.js'
 
 export interface Replacement {
   text: string

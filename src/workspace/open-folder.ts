@@ -1,7 +1,7 @@
 import { lstat, mkdir, open, realpath, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
-import { ToolhostError } from '../errors.js'
-import { comparablePath } from '../paths.js'
+import { ToolhostError } from '../contract/errors.js'
+import { comparablePath } from './paths.js'
 import { DIR_NOFOLLOW, fdPath, hasFdPaths, realPathOfFd } from './fd-paths.js'
 
 /** A folder inside the root, held open where the platform allows, to create and rename names in. */

@@ -1,6 +1,6 @@
 import { open, realpath, stat, type FileHandle } from 'node:fs/promises'
-import { ToolhostError } from '../errors.js'
-import { comparablePath } from '../paths.js'
+import { ToolhostError } from '../contract/errors.js'
+import { comparablePath } from './paths.js'
 import { READ_NOFOLLOW, realPathOfFd } from './fd-paths.js'
 import type { ResolvedPath } from './resolve-in-root.js'
 

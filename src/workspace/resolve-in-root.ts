@@ -1,5 +1,5 @@
-import { ToolhostError, isToolhostError } from '../errors.js'
-import { canonicalPath, comparablePath, isCaseInsensitiveFs, isWithin, relativeToRoot } from '../paths.js'
+import { ToolhostError, isToolhostError } from '../contract/errors.js'
+import { canonicalPath, comparablePath, isCaseInsensitiveFs, isWithin, relativeToRoot } from './paths.js'
 
 /** A model's path after the wall: canonical (absolute, symlinks followed) and root-relative. */
 export interface ResolvedPath {

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs'
 import { mkdir, open, unlink } from 'node:fs/promises'
 import path from 'node:path'
-import { isToolhostError, ToolhostError } from '../errors.js'
+import { isToolhostError, ToolhostError } from '../contract/errors.js'
 import { writeFileAtomic } from './atomic-write.js'
 import { isInsideRoot } from './resolve-in-root.js'
 

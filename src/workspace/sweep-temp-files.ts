@@ -1,7 +1,7 @@
 import { lstat, open, opendir, unlink, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import { isTempFileName } from './atomic-write.js'
-import type { HostServices } from '../types.js'
+import type { HostServices } from '../contract/types.js'
 import { DIR_NOFOLLOW, fdPath, hasFdPaths } from './fd-paths.js'
 
 export interface SweepOptions {
@@ -141,7 +141,7 @@ export function startTempSweep(host: { root: string; log: { info(message: string
   })
 }
 
-declare module '../types.js' {
+declare module '../contract/types.js' {
   interface HostServices {
     /** The start-up sweep of temp files left by interrupted writes (see `sweepStaleTempFiles`). */
     tempSweep?: Promise<{ removed: string[] }>

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest'
 import { toMcpAnnotations } from '../../src/adapters/mcp-definitions.js'
 import { toCalls } from '../../src/adapters/parse-batch.js'
 import { createHost, defineTool, ToolRegistry, type ToolResult } from '../../src/index.js'
-import { silentLogger } from '../../src/logger.js'
+import { silentLogger } from '../../src/contract/logger.js'
 
 const base = { description: 'A tool.', parameters: { type: 'object' }, handler: () => 'x' } as const
 

@@ -9,9 +9,9 @@ import { replay, runResponsesLoop, type ResponseItem, type ResponsesResponse } f
 import { stripIntroducedNulls, toStrictSchema } from '../../src/adapters/openai-strict.js'
 import { createHost, defineTool, registry, type Host } from '../../src/index.js'
 import { loadPluginFile } from '../../src/loader/load-plugins.js'
-import { silentLogger } from '../../src/logger.js'
-import { createAjv } from '../../src/schema.js'
-import type { JsonSchema } from '../../src/types.js'
+import { silentLogger } from '../../src/contract/logger.js'
+import { createAjv } from '../../src/registry/schema.js'
+import type { JsonSchema } from '../../src/contract/types.js'
 
 const readFile = {
   type: 'object',

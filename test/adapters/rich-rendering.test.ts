@@ -3,8 +3,8 @@
 // blocks and structuredContent as they are.
 import { describe, expect, test } from 'vitest'
 import { renderResults } from '../../src/adapters/render.js'
-import { renderBlocksAsText } from '../../src/content-blocks.js'
-import type { ContentBlock, ToolResult } from '../../src/types.js'
+import { renderBlocksAsText } from '../../src/contract/content-blocks.js'
+import type { ContentBlock, ToolResult } from '../../src/contract/types.js'
 
 const png = Buffer.from('89504e47', 'hex').toString('base64')
 const pdf = Buffer.from('%PDF-1.4').toString('base64')

@@ -7,7 +7,7 @@ import { runAnthropicLoop, type AnthropicMessage, type AnthropicResponse } from 
 import { RECORDED, replay, runChatLoop, runResponsesLoop, type ChatCompletion, type ChatMessage, type ResponseItem, type ResponsesResponse } from '../../examples/openai-loop.js'
 import { createHost, type Host } from '../../src/index.js'
 import { loadPluginFile } from '../../src/loader/load-plugins.js'
-import { silentLogger } from '../../src/logger.js'
+import { silentLogger } from '../../src/contract/logger.js'
 import type { ModelFormat } from '../../src/adapters/format.js'
 
 const load = <T>(file: string): { prompt: string; responses: T[]; interrupted: T } => JSON.parse(readFileSync(path.join(RECORDED, file), 'utf8'))

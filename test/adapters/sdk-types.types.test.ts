@@ -8,7 +8,7 @@ import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/
 import type { FunctionTool, ResponseInputItem } from 'openai/resources/responses/responses'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createHost, defineTool, ToolRegistry, type Host, type ToolResult } from '../../src/index.js'
-import { silentLogger } from '../../src/logger.js'
+import { silentLogger } from '../../src/contract/logger.js'
 
 let host: Host
 const png = Buffer.from('89504e470d0a1a0a', 'hex').toString('base64')

@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { main } from '../../src/cli/main.js'
-import { registry } from '../../src/registry.js'
+import { registry } from '../../src/registry/registry.js'
 import { outputOf, TOOLHOST_CLI } from '../toolhost-cli.js'
 
 // The CLI as a user runs it: `toolhost …` in a child process (from the sources, test/toolhost-cli.ts), against fixture plugins,

@@ -5,7 +5,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { COMMANDS } from '../../src/cli/args.js'
 import { main } from '../../src/cli/main.js'
-import { registry } from '../../src/registry.js'
+import { registry } from '../../src/registry/registry.js'
 import { REPO, TOOLHOST_CLI } from '../toolhost-cli.js'
 
 // What a person sees at the CLI: versions and help, one-line usage errors, the demo, doctor's .env

@@ -10,7 +10,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import type { TraceDocument } from '../../src/observe/trace-file.js'
-import type { ToolResult } from '../../src/types.js'
+import type { ToolResult } from '../../src/contract/types.js'
 import { checkTrace } from '../observe/trace-checks.js'
 import { TOOLHOST_CLI } from '../toolhost-cli.js'
 

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from 'vitest'
 import { main } from '../../src/cli/main.js'
 import { writePluginFiles } from '../../src/cli/new-plugin.js'
 import { loadPluginFile } from '../../src/loader/load-plugins.js'
-import { registry } from '../../src/registry.js'
+import { registry } from '../../src/registry/registry.js'
 import { makeTempDir } from '../mcp/serve-helpers.js'
 
 const tmp = makeTempDir('toolhost-new-plugin-')

@@ -4,11 +4,11 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { defaultConfig } from '../../src/config/defaults.js'
 import { loadConfig, mergeConfig, parseConfigText } from '../../src/config/load-config.js'
-import { isToolhostError } from '../../src/errors.js'
-import { createHost } from '../../src/create-host.js'
-import { resolveSetup } from '../../src/host-setup.js'
-import type { HostOptions } from '../../src/host-types.js'
-import { silentLogger } from '../../src/logger.js'
+import { isToolhostError } from '../../src/contract/errors.js'
+import { createHost } from '../../src/host/create-host.js'
+import { resolveSetup } from '../../src/host/setup.js'
+import type { HostOptions } from '../../src/host/host-types.js'
+import { silentLogger } from '../../src/contract/logger.js'
 
 const FIXTURES = path.resolve('test/fixtures/config')
 const fixture = (name: string): string => path.join(FIXTURES, name)

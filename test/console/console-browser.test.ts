@@ -10,9 +10,9 @@ import path from 'node:path'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { attachConsole, type AttachedConsole } from '../../src/console/index.js'
-import { createDeferred, type Deferred } from '../../src/dispatch/deferred.js'
+import { createDeferred, type Deferred } from '../../src/dispatch/schedule/deferred.js'
 import { createHost, defineTool, registry, type Host } from '../../src/index.js'
-import { silentLogger } from '../../src/logger.js'
+import { silentLogger } from '../../src/contract/logger.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 const ARTIFACTS = path.resolve(import.meta.dirname, '../../test-artifacts/console')

@@ -8,7 +8,7 @@ import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { attachConsole, type AttachedConsole } from '../../src/console/index.js'
 import { createHost, defineTool, registry, type Host } from '../../src/index.js'
-import { silentLogger } from '../../src/logger.js'
+import { silentLogger } from '../../src/contract/logger.js'
 import { login, openEvents, request } from './console-kit.js'
 
 let root: string

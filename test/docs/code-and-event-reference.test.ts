@@ -1,11 +1,11 @@
 // The lists the manual keeps of things the code defines stay complete and invented-free: every error
-// code of src/errors.ts in docs/embedding.md (and no other code named anywhere in the docs), and
-// every event type of HostEvent (src/host-types.ts, src/dispatch/scheduler-types.ts) in the event
+// code of src/contract/errors.ts in docs/embedding.md (and no other code named anywhere in the docs), and
+// every event type of HostEvent (src/host/host-types.ts, src/dispatch/schedule/scheduler-types.ts) in the event
 // tables of docs/scheduling.md (and no other there).
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { ERROR_CODES } from '../../src/errors.js'
+import { ERROR_CODES } from '../../src/contract/errors.js'
 
 const ROOT = path.resolve(import.meta.dirname, '../..')
 const read = (file: string): string => readFileSync(path.join(ROOT, file), 'utf8')
@@ -31,13 +31,13 @@ describe('the error codes and events the docs list are the code\'s', () => {
     expect(read('docs/embedding.md')).toMatch(new RegExp(`\`${code}\``))
   })
 
-  test('no page names an error code src/errors.ts does not define', () => {
+  test('no page names an error code src/contract/errors.ts does not define', () => {
     const named = new Set(PAGES.flatMap((page) => [...read(page).matchAll(/\bE_[A-Z_]+\b/g)].map((m) => m[0])))
     expect([...named].filter((code) => !PLACEHOLDERS.has(code) && !Object.hasOwn(ERROR_CODES, code))).toEqual([])
   })
 
   test('docs/scheduling.md lists every event type of HostEvent, and no other', () => {
-    const declared = [...declaredEventTypes('src/dispatch/scheduler-types.ts'), ...declaredEventTypes('src/host-types.ts')]
+    const declared = [...declaredEventTypes('src/dispatch/schedule/scheduler-types.ts'), ...declaredEventTypes('src/host/host-types.ts')]
     expect(declared.length).toBeGreaterThan(10)
     expect(documentedEventTypes().sort()).toEqual([...new Set(declared)].sort())
   })

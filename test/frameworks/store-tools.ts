@@ -1,8 +1,8 @@
 // Tools for the framework adapter tests: a write that waits at a gate, a read of the same key, and a
 // tool answering with an image. The registry and the store are per test.
-import { createDeferred, type Deferred } from '../../src/dispatch/deferred.js'
+import { createDeferred, type Deferred } from '../../src/dispatch/schedule/deferred.js'
 import { createHost, defineTool, ToolRegistry, type Host, type HostOptions } from '../../src/index.js'
-import { silentLogger } from '../../src/logger.js'
+import { silentLogger } from '../../src/contract/logger.js'
 
 export const PNG = Buffer.from('89504e470d0a1a0a', 'hex').toString('base64')
 

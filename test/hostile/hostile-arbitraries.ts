@@ -3,8 +3,8 @@
 // the edges, wrong shapes; paths and patterns aimed at the workspace wall and the regex engines; and
 // the checks every answer must pass.
 import fc from 'fast-check'
-import { ERROR_CODES } from '../../src/errors.js'
-import type { ToolCall, ToolResult } from '../../src/types.js'
+import { ERROR_CODES } from '../../src/contract/errors.js'
+import type { ToolCall, ToolResult } from '../../src/contract/types.js'
 
 /** The seed of this run: set TOOLHOST_HOSTILE_SEED to replay one (fast-check prints it on failure). */
 export const SEED = process.env.TOOLHOST_HOSTILE_SEED === undefined ? Date.now() % 2 ** 31 : Number(process.env.TOOLHOST_HOSTILE_SEED)

@@ -2,11 +2,11 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeEach, describe, expect, test } from 'vitest'
-import { createHost } from '../../src/host.js'
+import { createHost } from '../../src/host/host.js'
 import { BUILTIN_PLUGINS_DIR, BUILTIN_TOOLSETS, builtinPluginFiles } from '../../src/loader/builtin-plugins.js'
 import { loadPluginFile } from '../../src/loader/load-plugins.js'
-import { silentLogger } from '../../src/logger.js'
-import { registry } from '../../src/registry.js'
+import { silentLogger } from '../../src/contract/logger.js'
+import { registry } from '../../src/registry/registry.js'
 
 // The package's own tools load wherever the host runs (plugins.builtins), not only under ./plugins.
 const elsewhere = mkdtempSync(path.join(os.tmpdir(), 'toolhost-builtins-'))

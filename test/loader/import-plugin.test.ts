@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { loadPlugins } from '../../src/loader/load-plugins.js'
-import { registry } from '../../src/registry.js'
+import { registry } from '../../src/registry/registry.js'
 
 // Plugins written outside this repository: no package.json near them, no node_modules, yet
 // `import … from 'toolhost'` must resolve to this package and its one registry.

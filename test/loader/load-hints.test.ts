@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeEach, expect, test } from 'vitest'
 import { loadPlugins } from '../../src/loader/load-plugins.js'
-import { registry } from '../../src/registry.js'
+import { registry } from '../../src/registry/registry.js'
 
 // A failed import says what to do, not what the compiler choked on.
 const dir = mkdtempSync(path.join(os.tmpdir(), 'toolhost-load-hints-'))

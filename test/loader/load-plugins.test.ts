@@ -1,7 +1,7 @@
 import path from 'node:path'
 import { beforeEach, describe, expect, test } from 'vitest'
 import { discoverPlugins, loadPluginFile, loadPlugins } from '../../src/loader/load-plugins.js'
-import { registry } from '../../src/registry.js'
+import { registry } from '../../src/registry/registry.js'
 import { importOrder, resetImportOrder } from '../fixtures/counters.js'
 
 const FIXTURES = path.resolve('test/fixtures/plugins')

@@ -5,12 +5,12 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { createHost } from '../../src/host.js'
+import { createHost } from '../../src/host/host.js'
 import { loadPlugins } from '../../src/loader/load-plugins.js'
 import { reloadFile } from '../../src/loader/watch-plugins.js'
-import { silentLogger } from '../../src/logger.js'
-import { registry } from '../../src/registry.js'
-import type { ToolResult } from '../../src/types.js'
+import { silentLogger } from '../../src/contract/logger.js'
+import { registry } from '../../src/registry/registry.js'
+import type { ToolResult } from '../../src/contract/types.js'
 
 const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolhost-reload-gaps-')))
 afterAll(() => {

@@ -6,12 +6,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, afterEach, describe, expect, test } from 'vitest'
-import { createDeferred, type Deferred } from '../../src/dispatch/deferred.js'
-import { defineTool } from '../../src/define-tool.js'
-import { createHost, type Host } from '../../src/host.js'
-import { createLogger } from '../../src/logger.js'
+import { createDeferred, type Deferred } from '../../src/dispatch/schedule/deferred.js'
+import { defineTool } from '../../src/contract/define-tool.js'
+import { createHost, type Host } from '../../src/host/host.js'
+import { createLogger } from '../../src/contract/logger.js'
 import { reloadConfig } from '../../src/loader/watch-config.js'
-import { ToolRegistry } from '../../src/registry.js'
+import { ToolRegistry } from '../../src/registry/registry.js'
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'toolhost-watch-config-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -9,7 +9,7 @@ import { ElicitRequestSchema, McpError, ErrorCode } from '@modelcontextprotocol/
 import { afterAll, afterEach, describe, expect, test } from 'vitest'
 import { ConsoleApprovals } from '../../src/console/console-approvals.js'
 import { createHost, defineTool, ToolRegistry, type Host } from '../../src/index.js'
-import { silentLogger } from '../../src/logger.js'
+import { silentLogger } from '../../src/contract/logger.js'
 import { McpSessions } from '../../src/mcp/sessions.js'
 import { connectInMemory, makeTempDir } from './serve-helpers.js'
 

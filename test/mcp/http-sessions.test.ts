@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, expect, test, vi } from 'vitest'
 import { createHost, type Host } from '../../src/index.js'
-import { silentLogger } from '../../src/logger.js'
+import { silentLogger } from '../../src/contract/logger.js'
 import { serveHttp, type HttpEndpoint } from '../../src/mcp/http.js'
 import { McpSessions } from '../../src/mcp/sessions.js'
 import { makeTempDir } from './serve-helpers.js'

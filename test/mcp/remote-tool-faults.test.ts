@@ -8,7 +8,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, expect, test } from 'vitest'
 import { createHost, ToolRegistry } from '../../src/index.js'
-import { silentLogger } from '../../src/logger.js'
+import { silentLogger } from '../../src/contract/logger.js'
 import { REPO } from './serve-helpers.js'
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'toolhost-remote-faults-'))

@@ -6,7 +6,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createHost, defineTool, ToolRegistry, type Host } from '../../src/index.js'
-import { silentLogger } from '../../src/logger.js'
+import { silentLogger } from '../../src/contract/logger.js'
 import { McpSessions } from '../../src/mcp/sessions.js'
 import { connectInMemory, eventually, makeTempDir } from './serve-helpers.js'
 

@@ -3,9 +3,9 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { main } from '../../src/cli/main.js'
-import { createHost, type HostOptions } from '../../src/host.js'
-import { silentLogger } from '../../src/logger.js'
-import { registry } from '../../src/registry.js'
+import { createHost, type HostOptions } from '../../src/host/host.js'
+import { silentLogger } from '../../src/contract/logger.js'
+import { registry } from '../../src/registry/registry.js'
 import { registerFixtureTools } from '../fixtures/permissions/tools.js'
 
 // Issue 16.3: createHost writes .toolhost/audit.jsonl into the app's folder; `audit` moves it or turns it off.

@@ -8,8 +8,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, afterEach, describe, expect, test } from 'vitest'
 import { createHost, defineTool, type Host } from '../../src/index.js'
-import { silentLogger } from '../../src/logger.js'
-import { ToolRegistry } from '../../src/registry.js'
+import { silentLogger } from '../../src/contract/logger.js'
+import { ToolRegistry } from '../../src/registry/registry.js'
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'toolhost-paths-argument-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))

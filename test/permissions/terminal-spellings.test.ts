@@ -7,7 +7,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createHost, type Host } from '../../src/index.js'
-import { silentLogger } from '../../src/logger.js'
+import { silentLogger } from '../../src/contract/logger.js'
 
 type Outcome = 'allow' | 'ask' | 'deny'
 

@@ -1,9 +1,9 @@
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { createHost, type Host } from '../../src/host.js'
+import { createHost, type Host } from '../../src/host/host.js'
 import { loadPluginFile } from '../../src/loader/load-plugins.js'
-import { registry } from '../../src/registry.js'
-import type { ToolContext } from '../../src/types.js'
+import { registry } from '../../src/registry/registry.js'
+import type { ToolContext } from '../../src/contract/types.js'
 
 let host: Host
 const warnings: string[] = []

@@ -2,10 +2,10 @@ import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest'
-import { createHost, type Host } from '../../src/host.js'
+import { createHost, type Host } from '../../src/host/host.js'
 import { loadPluginFile } from '../../src/loader/load-plugins.js'
-import { silentLogger } from '../../src/logger.js'
-import { registry } from '../../src/registry.js'
+import { silentLogger } from '../../src/contract/logger.js'
+import { registry } from '../../src/registry/registry.js'
 
 // notify_webhook against a local HTTP server this test starts (127.0.0.1 only).
 interface Received {

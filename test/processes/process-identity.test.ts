@@ -12,7 +12,7 @@ import { MAX_CHECKPOINT_BYTES, readCheckpoint, writeCheckpoint, type CheckpointP
 import { CheckpointLock } from '../../src/processes/checkpoint-lock.js'
 import { isOurGroup, processMarker, readMarker } from '../../src/processes/process-group.js'
 import { processStartTime } from '../../src/processes/start-time.js'
-import type { Logger } from '../../src/types.js'
+import type { Logger } from '../../src/contract/types.js'
 import { eventually, isProcessAlive, ProcessTestKit } from './process-test-kit.js'
 
 const kit = new ProcessTestKit()

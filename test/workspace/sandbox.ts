@@ -5,7 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createHost, type Host, type HostOptions, type ToolResult } from '../../src/index.js'
-import { silentLogger } from '../../src/logger.js'
+import { silentLogger } from '../../src/contract/logger.js'
 
 export const PLUGINS_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url))
 export const SECRET = 'TOP-SECRET-7f3a9c'

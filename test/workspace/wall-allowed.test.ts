@@ -3,7 +3,7 @@
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { isCaseInsensitiveFs } from '../../src/paths.js'
+import { isCaseInsensitiveFs } from '../../src/workspace/paths.js'
 import { compileDenyList, registry, Workspace, type Host } from '../../src/index.js'
 import { call, hostOn, makeSandbox, SECRET, type Sandbox } from './sandbox.js'
 

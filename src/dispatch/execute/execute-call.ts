@@ -1,0 +1,147 @@
+import { describeThrown, isErrorCode, isToolhostError } from '../../contract/errors.js'
+import type { AnyTool, ToolContext, ToolError } from '../../contract/types.js'
+import { createDeferred } from '../schedule/deferred.js'
+
+const MAX_TIMER_MS = 2 ** 31 - 1
+
+export type Outcome = { ok: true; value: unknown } | { ok: false; error: ToolError }
+
+/** A handler in flight. `answered` may come before `settled` (timeout, interrupt). */
+export interface Execution {
+  /** The call's outcome: the handler's value or error, a timeout, or an interrupt; first wins. */
+  answered: Promise<Outcome>
+  /** The handler really finished, or was abandoned after ignoring its abort (never rejects). */
+  settled: Promise<{ abandoned: boolean }>
+  /** The run was interrupted: abort the handler and answer E_INTERRUPTED unless it finishes within the grace. */
+  interrupt(): void
+  /** Set when the handler finished before `executeCall` returned (no promise): the outcome, already known. */
+  done?: Outcome
+}
+
+export interface ExecuteOptions {
+  timeoutMs: number
+  /** How long a handler may take to finish after its abort, before it is answered/abandoned. */
+  graceMs: number
+  /** Called once if the handler ignores its abort for `graceMs` and is abandoned. */
+  onAbandon?: (why: string) => void
+}
+
+/**
+ * Runs one handler with a timeout counted from now (the call's start) and an abort signal.
+ * On timeout the call is answered E_TIMEOUT at once; the handler keeps its reservations until it
+ * settles (or is abandoned after ignoring the abort for `graceMs`).
+ *
+ * @example
+ * const execution = executeCall(tool, args, (signal) => new CallContext(shared, 'c1', signal, progress), { timeoutMs: 120_000, graceMs: 2000 })
+ * const outcome = await execution.answered // { ok: true, value } or { ok: false, error: { code: 'E_TIMEOUT', … } }
+ * await execution.settled                 // release the call's reservations after this
+ */
+export function executeCall(tool: AnyTool, args: Record<string, unknown>, makeContext: (signal: () => AbortSignal) => ToolContext, options: ExecuteOptions): Execution {
+  const controller = new AbortController()
+  // The signal is made on first use: most handlers never look at it, and making one is costly.
+  const context = makeContext(() => controller.signal)
+  let value: unknown
+  try {
+    value = tool.handler(args, context)
+  } catch (error) {
+    return doneExecution(failedOutcome(tool.name, error))
+  }
+  // A handler that returned without a promise has finished: nothing can time out or be interrupted.
+  let thenable: boolean
+  try {
+    thenable = isThenable(value)
+  } catch (error) {
+    return doneExecution(failedOutcome(tool.name, error)) // a returned Proxy whose `then` throws
+  }
+  if (!thenable) return doneExecution({ ok: true, value })
+  const answer = createDeferred<Outcome>()
+  const settle = createDeferred<{ abandoned: boolean }>()
+  let interrupted = false
+  let abandonTimer: NodeJS.Timeout | undefined
+  let graceTimer: NodeJS.Timeout | undefined
+
+  const startAbandonClock = (why: string): void => {
+    if (abandonTimer || settle.settled) return
+    abandonTimer = setTimeout(() => {
+      if (settle.settled) return
+      options.onAbandon?.(why)
+      settle.resolve({ abandoned: true })
+    }, options.graceMs)
+    // Not unref'd: a CLI waiting for this call's release (a conflicting call behind it) must not see
+    // its event loop empty and exit before the abandonment answers.
+  }
+
+  // setTimeout fires at once for delays past 2^31-1 ms (about 24.8 days); cap it there.
+  const timer = setTimeout(() => {
+    const message = `timed out after ${options.timeoutMs} ms running ${tool.name}; the call was aborted and may have partly run. Try again with less work per call, or a longer timeout if the tool takes one.`
+    controller.abort(new Error(message))
+    answer.resolve({ ok: false, error: { code: 'E_TIMEOUT', message } })
+    startAbandonClock(`${tool.name} ignored its abort ${options.graceMs} ms after timing out`)
+  }, Math.min(options.timeoutMs, MAX_TIMER_MS))
+
+  Promise.resolve(value).then(
+    (value: unknown) => answer.resolve({ ok: true, value }),
+    (error: unknown) => answer.resolve(interrupted ? interruptedOutcome(tool.name) : failedOutcome(tool.name, error)),
+  ).finally(() => {
+    clearTimeout(timer)
+    clearTimeout(abandonTimer)
+    clearTimeout(graceTimer)
+    settle.resolve({ abandoned: false })
+  })
+
+  return {
+    answered: answer.promise,
+    settled: settle.promise,
+    interrupt() {
+      if (interrupted || answer.settled) return
+      interrupted = true
+      // The interrupt decides the answer now; a timeout firing later must not change it.
+      clearTimeout(timer)
+      controller.abort(new Error('interrupted by the user'))
+      graceTimer = setTimeout(() => answer.resolve(interruptedOutcome(tool.name)), options.graceMs)
+      startAbandonClock(`${tool.name} ignored its interrupt for ${options.graceMs} ms`)
+    },
+  }
+}
+
+function interruptedOutcome(name: string): Outcome {
+  return { ok: false, error: { code: 'E_INTERRUPTED', message: `${name} was interrupted while running; it may have partly run. Check its effects before retrying.` } }
+}
+
+function failedOutcome(name: string, error: unknown): Outcome {
+  // A tool may throw a coded ToolhostError (E_PATH_OUTSIDE_ROOT, E_NOT_FOUND, …); keep its code.
+  // Read in a guard: this runs in a promise reaction, where a throwing getter would leave the call unanswered.
+  try {
+    if (isToolhostError(error) && isErrorCode(error.code)) return { ok: false, error: { code: error.code, message: String(error.message) } }
+  } catch {
+    // not readable as a ToolhostError: described below like any thrown value
+  }
+  return { ok: false, error: { code: 'E_TOOL_FAILED', message: `${name} failed: ${describeThrown(error)}` } }
+}
+
+const SETTLED = Promise.resolve({ abandoned: false })
+
+function doneExecution(outcome: Outcome): Execution {
+  return new DoneExecution(outcome)
+}
+
+// A class, not an object literal: the answered promise is made only if someone asks for it.
+class DoneExecution implements Execution {
+  readonly done: Outcome
+  readonly settled = SETTLED
+  #answered: Promise<Outcome> | undefined
+
+  constructor(outcome: Outcome) {
+    this.done = outcome
+  }
+
+  get answered(): Promise<Outcome> {
+    return (this.#answered ??= Promise.resolve(this.done))
+  }
+
+  interrupt(): void {}
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function'
+}

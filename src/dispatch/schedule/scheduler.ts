@@ -1,0 +1,394 @@
+import { describeThrown } from '../../contract/errors.js'
+import type { ToolError } from '../../contract/types.js'
+import { assignBottomLevels, raiseAncestors, refreshBottomLevels } from './critical-path.js'
+import { createDeferred, type Deferred } from './deferred.js'
+import { DurationEstimates, type ToolProfile } from './duration-estimates.js'
+import type { Execution, Outcome } from '../execute/execute-call.js'
+import { Reservations } from './reservations.js'
+import { Job, Submission } from './scheduler-job.js'
+import type { JobOutcome, SchedulableCall, SchedulerEvent, SchedulerOptions, SubmitOptions } from './scheduler-types.js'
+import { WorkerPool } from './worker-pool.js'
+
+export type { JobOutcome, SchedulableCall, SchedulerEvent, SchedulerOptions, SubmitOptions, Wait } from './scheduler-types.js'
+
+// See #isRefreshDue: a refresh of N unreleased calls waits for N / REFRESH_SPREAD answers.
+const REFRESH_SPREAD = 32
+
+/**
+ * The online conflict scheduler: calls arrive in order (as a batch or one by one); each starts once
+ * every earlier, still-unfinished call it conflicts with has released its reservations, a worker is
+ * free, and its approval (if any) came back. Barriers wait for all before them and hold all after.
+ * A call whose waits are over goes to the worker pool (p-queue, `worker-pool.ts`), which gives free
+ * workers to the waiting call with the longest estimated chain of work behind it (its bottom level,
+ * from per-tool duration estimates learned from finished calls), then to the earliest arrival. A
+ * handler that finishes without a promise is answered and released at once.
+ *
+ * @example
+ * const scheduler = new Scheduler({ maxWorkers: 8, now: () => performance.now() })
+ * const [outcome] = scheduler.submit([{ id: 'c1', footprint: { kind: 'free' }, start: () => executeCall(tool, args, makeContext, options) }])
+ * await outcome // { ran: true, outcome: { ok: true, value }, startedAt, endedAt, waits: [] }
+ */
+export class Scheduler {
+  readonly #pool: WorkerPool
+  readonly #estimates: DurationEstimates
+  // An estimate moved while nothing waited for a worker: recompute bottom levels before the next wait.
+  #stale = false
+  #learnedSinceRefresh = 0
+  readonly #criticalPath: boolean
+  readonly #now: () => number
+  readonly #onEvent: ((event: SchedulerEvent) => void) | undefined
+  readonly #onAnswer: ((outcome: Outcome) => void) | undefined
+  readonly #listening: (() => boolean) | undefined
+  readonly #reserved = new Reservations()
+  // Jobs whose waits are over, to be sorted out (skipped or queued) by #process.
+  #arrivals: Job[] = []
+  #arrivalHead = 0
+  #processing = false
+  #idle: Deferred<void> | undefined
+  #seq = 0
+
+  constructor(options: SchedulerOptions) {
+    if (!Number.isInteger(options.maxWorkers) || options.maxWorkers < 1) {
+      throw new TypeError(`Expected \`maxWorkers\` to be an integer ≥ 1, got \`${String(options.maxWorkers)}\` (${typeof options.maxWorkers})`)
+    }
+    this.#pool = new WorkerPool({
+      concurrency: options.maxWorkers,
+      run: (job) => this.#runJob(job as Job),
+      ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
+      // New rate limits moved waiting calls: their new wait is announced like an arrival's.
+      onMoved: (jobs) => {
+        if (this.#wantsEvents()) this.#announceWaits(jobs as Job[], 0)
+      },
+      // Announced as waiting for a worker; a worker is free now and they still wait: for the rate.
+      onRateWait: (jobs) => {
+        if (this.#wantsEvents()) for (const job of jobs as Job[]) if (job.poolWait !== 'rate' && job.state === 'pending') this.#announceRateWait(job)
+      },
+    })
+    this.#estimates = options.estimates ?? new DurationEstimates()
+    this.#criticalPath = options.priority !== 'call-order'
+    this.#now = options.now
+    this.#onEvent = options.onEvent
+    this.#onAnswer = options.onAnswer
+    this.#listening = options.listening
+  }
+
+  /** Handlers running right now, and the most that ever ran at once. */
+  get running(): number {
+    return this.#pool.running
+  }
+
+  get peakRunning(): number {
+    return this.#pool.peakRunning
+  }
+
+  /** The worker pool: its limit (settable while running), rate rules and waiting calls. */
+  get pool(): WorkerPool {
+    return this.#pool
+  }
+
+  get estimates(): DurationEstimates {
+    return this.#estimates
+  }
+
+  /** The profile of a tool (duration estimate, rate rule) to put on its calls. */
+  profileOf(name: string, toolset: string): ToolProfile {
+    return this.#estimates.profileOf(name, toolset)
+  }
+
+  /** Calls not yet released (waiting, queued or running). */
+  get pending(): number {
+    return this.#reserved.size
+  }
+
+  /**
+   * Schedules calls in the order given; returns one promise per call, each resolving exactly once.
+   * Never rejects: every way a call can end is an outcome.
+   */
+  submit(calls: readonly SchedulableCall[], options: SubmitOptions = {}): Promise<JobOutcome>[] {
+    const jobs: Job[] = new Array(calls.length)
+    const outcomes: Promise<JobOutcome>[] = new Array(calls.length)
+    const modeWaits = options.modeWaits
+    const firstSeq = this.#seq + 1
+    let waitsOnOlder = false
+    for (let i = 0; i < calls.length; i++) {
+      const call = calls[i]!
+      const job = new Job(++this.#seq, call)
+      this.#reserved.collectConflicts(job)
+      const extra = modeWaits?.[i]
+      if (extra !== undefined) {
+        for (const wait of extra) {
+          const dep = wait.index < i ? jobs[wait.index] : undefined
+          if (dep && !job.deps.includes(dep)) job.dependOn(dep, wait.reason)
+        }
+      }
+      if (!waitsOnOlder) for (const dep of job.deps) if (dep.seq < firstSeq) waitsOnOlder = true
+      this.#reserved.add(job)
+      jobs[i] = job
+      outcomes[i] = job.outcome
+      if (this.#wantsEvents()) {
+        this.#emit({ type: 'queued', id: call.id, seq: job.seq, at: this.#now() })
+        if (job.waits.length > 0) this.#emit({ type: 'waiting', id: call.id, seq: job.seq, at: this.#now(), on: job.waits })
+      }
+    }
+    if (this.#criticalPath) {
+      assignBottomLevels(jobs, this.#estimates)
+      if (waitsOnOlder) {
+        const raised: Job[] = []
+        raiseAncestors(jobs, firstSeq, this.#estimates, (job) => raised.push(job))
+        this.#pool.reprioritiseMany(raised)
+      }
+    }
+    const signal = options.signal
+    if (signal?.aborted) {
+      // Interrupted before anything could start: every call is skipped. (Checked before driving,
+      // because a call starts synchronously when a worker is free.)
+      this.#holding(() => {
+        for (const job of jobs) {
+          void job.call.gate?.catch(() => undefined) // never awaited now; keep a rejection handled
+          this.#interrupt(job)
+        }
+      })
+      return outcomes
+    }
+    if (signal && jobs.length > 0) {
+      const submission = new Submission(jobs.length, signal, () => this.#holding(() => {
+        for (const job of jobs) this.#interrupt(job)
+      }))
+      for (const job of jobs) job.submission = submission
+      signal.addEventListener('abort', submission.onAbort, { once: true })
+    }
+    for (const job of jobs) {
+      if (job.call.gate) this.#openGate(job, job.call.gate)
+      if (job.blockers === 0) this.#arrive(job)
+    }
+    this.#process()
+    return outcomes
+  }
+
+  /** Resolves when every submitted call has been released. */
+  async onIdle(): Promise<void> {
+    while (this.pending > 0) await (this.#idle ??= createDeferred<void>()).promise
+  }
+
+  #openGate(job: Job, gate: Promise<ToolError | undefined>): void {
+    job.blockers++
+    gate.then(
+      (error) => {
+        job.gateError = error
+        this.#unblock(job)
+      },
+      (error: unknown) => {
+        job.gateError = { code: 'E_DENIED', message: `the approval failed: ${String((error as Error)?.message ?? error)}` }
+        this.#unblock(job)
+      },
+    )
+  }
+
+  #unblock(job: Job): void {
+    if (--job.blockers === 0) {
+      this.#arrive(job)
+      this.#process()
+    }
+  }
+
+  #release(job: Job, abandoned: boolean): void {
+    if (job.released) return
+    job.released = true
+    this.#reserved.delete(job)
+    job.state = 'done'
+    if (job.rate !== undefined) this.#pool.released(job)
+    if (this.#wantsEvents()) this.#emit({ type: 'released', id: job.call.id, seq: job.seq, at: this.#now(), abandoned })
+    const submission = job.submission
+    if (submission !== undefined && --submission.remaining === 0) submission.signal.removeEventListener('abort', submission.onAbort)
+    if (job.dependents !== undefined) {
+      for (const dependent of job.dependents) if (--dependent.blockers === 0) this.#arrive(dependent)
+    }
+    if (this.#idle !== undefined && this.pending === 0) {
+      const idle = this.#idle
+      this.#idle = undefined
+      idle.resolve()
+    }
+    this.#process()
+  }
+
+  #arrive(job: Job): void {
+    this.#arrivals.push(job)
+  }
+
+  // Runs `body` with starting held off, then starts what can start: an interrupt skips every
+  // pending call of its submission before any of them (made ready by another's skip) could start.
+  #holding(body: () => void): void {
+    if (this.#processing) {
+      body()
+      return
+    }
+    this.#processing = true
+    try {
+      body()
+    } finally {
+      this.#processing = false
+    }
+    this.#process()
+  }
+
+  // One loop (never recursion) sorts out arrived jobs: skipped (a refused approval) or handed to the
+  // pool. The pool holds starting off while a round is handed over, so calls that become ready
+  // together compete by priority; a handler that finishes at once may make more calls arrive.
+  #process(): void {
+    if (this.#processing) return
+    this.#processing = true
+    try {
+      while (this.#arrivalHead < this.#arrivals.length) {
+        const arrivals = this.#arrivals
+        const from = this.#arrivalHead
+        this.#arrivals = []
+        this.#arrivalHead = 0
+        // One arrival competes with nobody new: no need to hold starting off for it.
+        const compete = arrivals.length - from > 1
+        if (compete) this.#pool.hold()
+        for (let i = from; i < arrivals.length; i++) {
+          const job = arrivals[i]!
+          if (job.state !== 'pending') continue // interrupted while waiting
+          if (job.gateError) this.#skip(job, job.gateError)
+          else this.#pool.enqueue(job)
+        }
+        if (this.#stale && this.#pool.waiting > 0 && this.#isRefreshDue()) this.#refresh()
+        if (compete) this.#pool.go()
+        if (this.#wantsEvents()) this.#announceWaits(arrivals, from)
+      }
+    } finally {
+      this.#processing = false
+    }
+  }
+
+  // Events for the calls of a round that did not get a worker (or a rate slot) at once.
+  #announceWaits(arrivals: readonly Job[], from: number): void {
+    let behind: string[] | undefined
+    for (let i = from; i < arrivals.length; i++) {
+      const job = arrivals[i]!
+      if (job.place === 'worker' || (job.place === 'rate' && this.#pool.isSaturated())) {
+        behind ??= this.#runningIds()
+        job.poolWait = 'worker'
+        this.#emit({ type: 'waiting-worker', id: job.call.id, seq: job.seq, at: this.#now(), behind })
+      } else if (job.place === 'rate') {
+        this.#announceRateWait(job)
+      }
+    }
+  }
+
+  #announceRateWait(job: Job): void {
+    const group = this.#pool.groupOf(job)
+    if (group === undefined) return
+    job.poolWait = 'rate'
+    this.#emit({ type: 'waiting-rate', id: job.call.id, seq: job.seq, at: this.#now(), group: group.rule.key, limit: group.rule.limit })
+  }
+
+  #runningIds(): string[] {
+    const ids: string[] = []
+    for (const job of this.#reserved.inArrivalOrder()) if (job.state === 'running') ids.push(job.call.id)
+    return ids
+  }
+
+  // Estimates moved: every unreleased call's bottom level again, and waiting calls re-ordered.
+  #refresh(): void {
+    this.#stale = false
+    this.#learnedSinceRefresh = 0
+    const newestFirst = this.#reserved.inArrivalOrder().reverse()
+    const changed: Job[] = []
+    refreshBottomLevels(newestFirst, this.#estimates, (job) => changed.push(job))
+    this.#pool.reprioritiseMany(changed)
+  }
+
+  // A refresh walks every unreleased call: one is due only after as many answers as a
+  // REFRESH_SPREAD-th of them, so refreshing costs O(1) amortised per call. (Refreshing after every
+  // answer made a huge batch quadratic, and a refresh's own time, counted into the durations of
+  // the calls running meanwhile, moved the estimates again: 60,000 echo calls took over a minute.)
+  #isRefreshDue(): boolean {
+    return this.#learnedSinceRefresh * REFRESH_SPREAD >= this.#reserved.size
+  }
+
+  #learn(job: Job, endedAt: number): void {
+    const profile = job.profile
+    if (profile === undefined || job.interrupted) return
+    this.#learnedSinceRefresh++
+    if (this.#estimates.record(profile, endedAt - job.startedAt) && this.#criticalPath) this.#stale = true
+    if (this.#stale && this.#pool.waiting > 0 && this.#isRefreshDue()) this.#refresh()
+  }
+
+  // Called by the pool with a worker for the job; returns what p-queue waits on before it frees the
+  // worker (nothing when the handler finished at once or the job was skipped while it waited).
+  #runJob(job: Job): Promise<void> | undefined {
+    if (job.state !== 'pending') return undefined // interrupted while it waited for a worker
+    job.state = 'running'
+    const startedAt = this.#now()
+    job.startedAt = startedAt
+    this.#pool.started()
+    if (this.#wantsEvents()) this.#emit({ type: 'started', id: job.call.id, seq: job.seq, at: startedAt, running: this.#pool.running })
+    let execution: Execution
+    try {
+      execution = job.call.start()
+    } catch (error) {
+      this.#pool.freed()
+      const outcome: Outcome = { ok: false, error: { code: 'E_TOOL_FAILED', message: `the call could not start: ${describeThrown(error)}` } }
+      this.#finish(job, { ran: true, outcome, startedAt, endedAt: this.#now(), waits: job.waits })
+      this.#release(job, false)
+      return undefined
+    }
+    job.execution = execution
+    if (job.interruptPending) execution.interrupt()
+    const done = execution.done
+    if (done !== undefined) {
+      // The handler returned without a promise: it has finished, answer and release now.
+      const endedAt = this.#now()
+      this.#finish(job, { ran: true, outcome: done, startedAt, endedAt, waits: job.waits })
+      this.#pool.freed()
+      this.#learn(job, endedAt)
+      this.#release(job, false)
+      return undefined
+    }
+    void execution.answered.then((outcome) => this.#finish(job, { ran: true, outcome, startedAt, endedAt: this.#now(), waits: job.waits }))
+    return execution.settled.then(({ abandoned }) => {
+      this.#pool.freed()
+      if (!abandoned) this.#learn(job, this.#now())
+      this.#release(job, abandoned)
+    })
+  }
+
+  #finish(job: Job, outcome: JobOutcome): void {
+    if (job.answered) return
+    if (outcome.ran) this.#onAnswer?.(outcome.outcome)
+    job.answer(outcome)
+    if (!this.#wantsEvents()) return
+    const ok = outcome.ran && outcome.outcome.ok
+    const code = outcome.ran ? (outcome.outcome.ok ? undefined : outcome.outcome.error.code) : outcome.error.code
+    this.#emit({ type: 'finished', id: job.call.id, seq: job.seq, at: this.#now(), ok, ...(code ? { code } : {}) })
+  }
+
+  #skip(job: Job, error: ToolError): void {
+    this.#finish(job, { ran: false, error, waits: job.waits })
+    this.#release(job, false)
+  }
+
+  #interrupt(job: Job): void {
+    if (job.state === 'pending') {
+      this.#skip(job, { code: 'E_ABORTED', message: 'skipped: interrupted before it started; it did not run' })
+    } else if (job.state === 'running') {
+      job.interrupted = true
+      if (job.execution) job.execution.interrupt()
+      else job.interruptPending = true
+    }
+  }
+
+  #wantsEvents(): boolean {
+    return this.#onEvent !== undefined && (this.#listening === undefined || this.#listening())
+  }
+
+  #emit(event: SchedulerEvent): void {
+    // An observer's fault must not stop a call from being answered and released (invariants 1, 8).
+    try {
+      this.#onEvent?.(event)
+    } catch {
+      // The host's listener reports its own faults; nothing to do here.
+    }
+  }
+}

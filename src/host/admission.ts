@@ -1,0 +1,226 @@
+import type { StrictTools } from '../adapters/openai-strict.js'
+import { blockerOf, hiddenTools, settleStaged, stageCalls, type AdmitContext, type Admission, type HiddenTools, type Staged } from '../dispatch/admit/admit.js'
+import { argumentLimitsOf } from '../dispatch/admit/argument-limits.js'
+import { CallContext } from '../dispatch/execute/call-context.js'
+import { executeCall, type Execution } from '../dispatch/execute/execute-call.js'
+import type { Footprint } from '../dispatch/admit/footprint.js'
+import { authoriserFailed, decideHeld, NO_DECISION, openHeld, type HeldCall } from '../dispatch/admit/held-calls.js'
+import { planModeWaits } from '../dispatch/schedule/plan.js'
+import type { ResultShaper } from '../dispatch/results/result-shaper.js'
+import type { JobOutcome, SchedulableCall, Scheduler, SubmitOptions } from '../dispatch/schedule/scheduler.js'
+import type { AuthoriseDecision, AuthoriseItem, HostEvent, RunOptions } from './host-types.js'
+import type { Host } from './host.js'
+import type { Listeners } from '../contract/listeners.js'
+import type { AnyTool, ToolCall, ToolContext, ToolError, ToolResult } from '../contract/types.js'
+
+/** The host's parts a batch goes through on arrival. */
+export interface AdmissionParts {
+  /** Its authoriser (read per batch: it may be replaced), mode, config, log and footprints; the calls' shared context. */
+  host: Host
+  scheduler: Scheduler
+  /** OpenAI strict mode's tools: the nulls it made the model send are removed first. */
+  strict: StrictTools
+  admit: AdmitContext
+  events: Listeners<HostEvent>
+  results: ResultShaper
+  now: () => number
+}
+
+/**
+ * Admission at arrival: a batch's calls take their places in the schedule the moment they arrive
+ * (arrival order is scheduling order across every run and client). When everything is decided at
+ * once they are scheduled as decided; when something must be waited for (an availability check, a
+ * tool's permission check, a custom authoriser) each call is scheduled behind a gate that holds up
+ * only the calls that conflict with it. Calls refused before scheduling get their error results.
+ *
+ * @example
+ * const admission = new HostAdmission({ host, scheduler, strict, admit, events, results, now })
+ * const results = await Promise.all(admission.schedule(calls, { trace: true }))
+ */
+export class HostAdmission {
+  readonly #host: Host
+  readonly #scheduler: Scheduler
+  readonly #strict: StrictTools
+  readonly #admit: AdmitContext
+  readonly #events: Listeners<HostEvent>
+  readonly #results: ResultShaper
+  readonly #now: () => number
+  #batches = 0
+
+  constructor(parts: AdmissionParts) {
+    this.#host = parts.host
+    this.#scheduler = parts.scheduler
+    this.#strict = parts.strict
+    this.#admit = parts.admit
+    this.#events = parts.events
+    this.#results = parts.results
+    this.#now = parts.now
+  }
+
+  /** One promised result per call, in call order; none rejects for a call's fault. */
+  schedule(given: readonly ToolCall[], options: RunOptions): Promise<ToolResult>[] {
+    const host = this.#host
+    const calls = this.#strict.prepare(given, host.registry, argumentLimitsOf(host.config))
+    const batch = ++this.#batches
+    const staged = stageCalls(calls, this.#admit)
+    const hidden = hiddenTools(staged, this.#admit)
+    return (hidden instanceof Promise ? undefined : this.#admitNow(staged, hidden, options, batch)) ?? this.#admitGated(staged, hidden, options, batch)
+  }
+
+  // Everything decided at once (no check to wait for): the calls allowed are scheduled now.
+  #admitNow(staged: readonly Staged[], hidden: HiddenTools, options: RunOptions, batch: number): Promise<ToolResult>[] | undefined {
+    const trace = options.trace ?? false
+    const admissions: Admission[] = new Array(staged.length)
+    const items: AuthoriseItem[] = []
+    for (let i = 0; i < staged.length; i++) {
+      const a = (admissions[i] = settleStaged(staged[i]!, hidden, this.#admit))
+      if (a.ok) items.push({ index: a.index, call: a.call, tool: a.tool, args: a.args })
+    }
+    const decisions = items.length > 0 ? this.#authorise(items, options.signal, true) : []
+    if (decisions === undefined) return undefined
+    const results: Promise<ToolResult>[] = new Array(staged.length)
+    for (const a of admissions) if (!a.ok) results[a.index] = Promise.resolve(this.#refuse(a.call, a.error, trace, batch))
+    // Checked once per batch: with no listener, no event object is built (see Scheduler).
+    const listening = this.#events.isListening
+    // Parallel arrays (no wrapper object per call): the call to schedule, and the item it came from.
+    const scheduledItems: AuthoriseItem[] = []
+    const toSchedule: SchedulableCall[] = []
+    items.forEach((item, k) => {
+      const decision = decisions[k] ?? NO_DECISION
+      if (!decision.run) {
+        results[item.index] = Promise.resolve(this.#refuse(item.call, decision.error, trace, batch))
+        return
+      }
+      const args = decision.args
+      const call: SchedulableCall = { id: item.call.id, footprint: this.#host.footprintOf(item.tool, args), start: this.#starter(item, args), profile: this.#scheduler.profileOf(item.tool.name, item.tool.toolset) }
+      if (decision.gate) call.gate = decision.gate
+      if (listening) this.#announce(item, call, batch)
+      scheduledItems.push(item)
+      toSchedule.push(call)
+    })
+    const outcomes = this.#submit(toSchedule, admissions, options)
+    for (let k = 0; k < scheduledItems.length; k++) results[scheduledItems[k]!.index] = this.#results.whenDone(outcomes[k]!, scheduledItems[k]!, trace)
+    return results
+  }
+
+  // Something must be waited for: every call with valid arguments is scheduled now with the
+  // footprint of its arguments, behind a gate that opens once availability and permission are decided.
+  #admitGated(staged: readonly Staged[], hidden: HiddenTools | Promise<HiddenTools>, options: RunOptions, batch: number): Promise<ToolResult>[] {
+    const trace = options.trace ?? false
+    const known = Promise.resolve(hidden)
+    const results: Promise<ToolResult>[] = new Array(staged.length)
+    const held: HeldCall[] = []
+    for (const s of staged) {
+      if (!s.ok || s.invalid) {
+        // Not scheduled; its error waits for availability (a hidden tool is named as hidden, not invalid).
+        results[s.index] = known.then((h) => {
+          const a = settleStaged(s, h, this.#admit)
+          return this.#refuse(s.call, a.ok ? NO_DECISION.error : a.error, trace, batch)
+        })
+        continue
+      }
+      held.push({ item: { index: s.index, call: s.call, tool: s.tool, args: s.args }, footprint: this.#host.footprintOf(s.tool, s.args), args: s.args })
+    }
+    const decided = decideHeld(held, known, (items) => this.#authorise(items, options.signal, false), this.#admit)
+    const footprintOf = (tool: AnyTool, args: Record<string, unknown>): Footprint => this.#host.footprintOf(tool, args)
+    const listening = this.#events.isListening
+    const open = (h: HeldCall, decision: AuthoriseDecision | ToolError): ReturnType<typeof openHeld> => (listening ? this.#openAnnounced(h, decision, footprintOf) : openHeld(h, decision, footprintOf))
+    const toSchedule = held.map((h, k): SchedulableCall => ({ id: h.item.call.id, footprint: h.footprint, gate: decided.then((all) => open(h, all[k]!)), start: this.#heldStarter(h), profile: this.#scheduler.profileOf(h.item.tool.name, h.item.tool.toolset) }))
+    // Held while availability and permission are decided: listeners see 'check', then how it came out.
+    if (listening) held.forEach((h, k) => this.#events.emit({ type: 'admitted', id: h.item.call.id, name: h.item.tool.name, batch, at: this.#now(), footprint: toSchedule[k]!.footprint.kind, permission: 'check' }))
+    const outcomes = this.#submit(toSchedule, staged, options)
+    for (let k = 0; k < held.length; k++) results[held[k]!.item.index] = this.#results.whenDone(outcomes[k]!, held[k]!.item, trace)
+    return results
+  }
+
+  #submit(toSchedule: SchedulableCall[], staged: readonly (Admission | Staged)[], options: RunOptions): Promise<JobOutcome>[] {
+    const mode = options.mode ?? this.#host.mode
+    const submit: SubmitOptions = {}
+    // `graph` adds no waits of its own; only `batch` reads the blocker.
+    if (mode !== 'graph') submit.modeWaits = planModeWaits(mode, toSchedule, mode === 'batch' ? blockerOf(staged) : undefined)
+    if (options.signal) submit.signal = options.signal
+    return this.#scheduler.submit(toSchedule, submit)
+  }
+
+  // The authoriser's decisions, made at once where it can (`authoriseNow`; undefined when it cannot
+  // and `now` is asked), else awaited. A fault in it refuses each call instead of rejecting the batch.
+  #authorise(items: readonly AuthoriseItem[], signal: AbortSignal | undefined, now: true): AuthoriseDecision[] | undefined
+  #authorise(items: readonly AuthoriseItem[], signal: AbortSignal | undefined, now: false): AuthoriseDecision[] | Promise<AuthoriseDecision[]>
+  #authorise(items: readonly AuthoriseItem[], signal: AbortSignal | undefined, now: boolean): AuthoriseDecision[] | Promise<AuthoriseDecision[]> | undefined {
+    const host = this.#host
+    const context = { signal, host }
+    try {
+      const decided = host.authoriser.authoriseNow?.(items, context)
+      if (decided !== undefined || now) return decided
+      return host.authoriser.authorise(items, context).catch((error: unknown) => items.map(() => authoriserFailed(error)))
+    } catch (error) {
+      return items.map(() => authoriserFailed(error))
+    }
+  }
+
+  // Hot path: closures here are returned, not assigned to a named property, because tsx (esbuild
+  // keepNames) wraps a named closure in a defineProperty call that costs microseconds per call.
+  #starter(item: AuthoriseItem, args: Record<string, unknown>): () => Execution {
+    return () => this.#start(item, args)
+  }
+
+  #heldStarter(h: HeldCall): () => Execution {
+    return () => this.#start(h.item, h.args)
+  }
+
+  #start(item: AuthoriseItem, args: Record<string, unknown>): Execution {
+    const host = this.#host
+    const timeoutMs = item.tool.timeoutMs ?? host.config.dispatch.timeout_ms
+    const callId = item.call.id
+    return executeCall(item.tool, args, (signal) => new CallContext(host, callId, signal, this.#progressOf(callId)), {
+      timeoutMs,
+      graceMs: host.config.dispatch.interrupt_grace_ms,
+      onAbandon: this.#abandonWarning(callId),
+    })
+  }
+
+  #abandonWarning(callId: string): (why: string) => void {
+    return (why) => this.#host.log.warn(`${why}; its worker slot and path reservations are released now (tools must honour ctx.signal)`, { callId })
+  }
+
+  #progressOf(callId: string): ToolContext['progress'] {
+    return (message, progress, total) => this.#events.emit({ type: 'progress', id: callId, message, ...(progress === undefined ? {} : { progress }), ...(total === undefined ? {} : { total }) })
+  }
+
+  // A call refused before scheduling: its error result, and (for listeners) a 'refused' event.
+  #refuse(call: ToolCall, error: ToolError, trace: boolean, batch: number): ToolResult {
+    const result = this.#results.error(call, error, trace)
+    if (this.#events.isListening) this.#events.emit({ type: 'refused', id: call.id, name: result.name, batch, at: this.#now(), code: error.code, message: error.message })
+    return result
+  }
+
+  // For listeners, just before the call is submitted: 'admitted' (its tool, batch, footprint kind,
+  // and whether it waits for a person), and an 'approval' event when its gate opens or refuses.
+  #announce(item: AuthoriseItem, call: SchedulableCall, batch: number): void {
+    const id = item.call.id
+    const gate = call.gate
+    if (gate) {
+      call.gate = gate.then((error) => {
+        this.#events.emit({ type: 'approval', id, at: this.#now(), outcome: error ? 'denied' : 'approved', ...(error ? { code: error.code } : {}) })
+        return error
+      })
+    }
+    this.#events.emit({ type: 'admitted', id, name: item.tool.name, batch, at: this.#now(), footprint: call.footprint.kind, permission: gate ? 'ask' : 'allow' })
+  }
+
+  // A held call's checks came out (for listeners): allowed, refused, or asking a person, whose
+  // answer is then an 'approval' event. Only a person's answer is an approval.
+  #openAnnounced(h: HeldCall, decision: AuthoriseDecision | ToolError, footprintOf: (tool: AnyTool, args: Record<string, unknown>) => Footprint): ReturnType<typeof openHeld> {
+    const id = h.item.call.id
+    const opened = openHeld(h, decision, footprintOf)
+    if (!(opened instanceof Promise)) {
+      this.#events.emit({ type: 'checked', id, at: this.#now(), outcome: opened ? 'refused' : 'allowed', ...(opened ? { code: opened.code } : {}) })
+      return opened
+    }
+    this.#events.emit({ type: 'checked', id, at: this.#now(), outcome: 'asking' })
+    return opened.then((error) => {
+      this.#events.emit({ type: 'approval', id, at: this.#now(), outcome: error ? 'denied' : 'approved', ...(error ? { code: error.code } : {}) })
+      return error
+    })
+  }
+}

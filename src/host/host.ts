@@ -1,0 +1,275 @@
+import { toCalls } from '../adapters/parse-batch.js'
+import type { ModelFormat } from '../adapters/format.js'
+import { StrictTools } from '../adapters/openai-strict.js'
+import { renderDefinitions, renderResults, type DefinitionsOf, type MessagesOf } from '../adapters/render.js'
+import { withLiveKeys } from '../config/live-config.js'
+import { DISPATCH_MODES, type DispatchMode, type ToolhostConfig } from '../config/types.js'
+import { admitCalls, behaviourSets, blockerOf, computeFootprint, type AdmitContext, type Admission } from '../dispatch/admit/admit.js'
+import { argumentLimitsOf } from '../dispatch/admit/argument-limits.js'
+import { DurationEstimates } from '../dispatch/schedule/duration-estimates.js'
+import { explainPlan } from '../dispatch/schedule/explain-plan.js'
+import { footprintOrigin, type Footprint, type FootprintContext } from '../dispatch/admit/footprint.js'
+import { ResultShaper } from '../dispatch/results/result-shaper.js'
+import { Scheduler } from '../dispatch/schedule/scheduler.js'
+import type { WorkerPool } from '../dispatch/schedule/worker-pool.js'
+import { describeThrown } from '../contract/errors.js'
+import { HostAdmission } from './admission.js'
+import { checkChoice, underRoot, withPermissionOverrides } from './setup.js'
+import type { Authoriser, DefinitionsQuery, HostEvent, HostOptions, PlannedCall, RunOptions } from './host-types.js'
+import { Listeners } from '../contract/listeners.js'
+import type { PluginLoadReport } from '../loader/load-plugins.js'
+import { createLogger } from '../contract/logger.js'
+import type { Audience } from '../contract/messages.js'
+import { isCaseInsensitiveFs } from '../workspace/paths.js'
+import { PermissionGate } from '../permissions/permission-gate.js'
+import { registry as processRegistry, type ToolRegistry } from '../registry/registry.js'
+import type { AnyTool, AskHandler, HostServices, Logger, LogLevel, OpenAIToolDefinition, SessionState, ToolCall, ToolResult } from '../contract/types.js'
+
+// createHost lives in create-host.ts; it is re-exported here, where callers have always found it.
+export { createHost } from './create-host.js'
+export type { Authoriser, AuthoriseDecision, AuthoriseItem, CallEvent, DefinitionsQuery, HostEvent, HostOptions, PlannedCall, RunOptions } from './host-types.js'
+
+/**
+ * A toolhost: a registry of tools, a config, a workspace root and a scheduler. Hand it calls, get
+ * exactly one result per call.
+ *
+ * @example
+ * const host = await createHost({ root: '.' })
+ * const [result] = await host.run([{ id: '1', name: 'echo', arguments: '{"text":"hi"}' }])
+ */
+export class Host {
+  readonly configFile: string | undefined
+  readonly root: string
+  readonly registry: ToolRegistry
+  readonly log: Logger
+  readonly session: SessionState
+  readonly services: HostServices = {} as HostServices
+  readonly ask: AskHandler | undefined
+  readonly mode: DispatchMode
+  /** Who reads the calls' errors (see `HostOptions.audience`). */
+  readonly audience: Audience
+  /** Where the worker limit comes from: config (live) or TOOLHOST_MAX_WORKERS (fixed for the process). */
+  readonly maxWorkersFrom: 'config' | 'TOOLHOST_MAX_WORKERS'
+  /** The environment tools are gated on (and the .env file is loaded into). */
+  readonly env: NodeJS.ProcessEnv
+  pluginReport: PluginLoadReport = { loaded: [], failed: [], toolsByFile: new Map() }
+  /** The .env file read at start-up and the names of the variables it set (never their values). */
+  envFile: { file: string; set: string[] } | undefined
+  authoriser: Authoriser
+  readonly #scheduler: Scheduler
+  // Replaced (never mutated) when a reloaded config.yaml changes a live key: a call reads it as it starts.
+  #config: ToolhostConfig
+  // What a footprint is computed with: the root, its case rule and the config's behaviour sets (made once).
+  readonly #footprints: FootprintContext
+  readonly #now: () => number
+  readonly #events: Listeners<HostEvent>
+  readonly #closers: Array<() => void | Promise<void>> = []
+  readonly #admit: AdmitContext
+  readonly #strict = new StrictTools()
+  readonly #admission: HostAdmission
+
+  constructor(setup: { config: ToolhostConfig; file: string | undefined; root: string; maxWorkers: number; maxWorkersFrom?: Host['maxWorkersFrom'] }, options: HostOptions) {
+    this.#config = withPermissionOverrides(setup.config, options)
+    this.configFile = setup.file
+    this.root = setup.root
+    this.maxWorkersFrom = setup.maxWorkersFrom ?? 'config'
+    this.env = options.env ?? process.env
+    this.registry = options.registry ?? processRegistry
+    this.log = options.log ?? createLogger()
+    this.ask = options.ask
+    this.mode = options.mode ?? setup.config.dispatch.mode
+    this.audience = options.audience ?? 'developer'
+    // Events are emitted from inside the scheduler: a listener that throws must not cost a call its
+    // result or its release, nor keep the other listeners from hearing the event.
+    this.#events = new Listeners((error, event) => this.log.warn(`an event listener threw on "${event.type}" for ${event.id}: ${describeThrown(error)}`))
+    if (options.authoriser) {
+      this.authoriser = options.authoriser
+    } else {
+      const gate = new PermissionGate({ config: this.config, configFile: setup.file, root: setup.root, approve: options.approve, log: this.log, audience: this.audience })
+      this.authoriser = gate
+      this.onClose(() => gate.close())
+    }
+    this.session = { cwd: setup.root, values: new Map() }
+    const caseInsensitive = isCaseInsensitiveFs(setup.root)
+    this.#footprints = { root: setup.root, caseInsensitive, sets: behaviourSets(setup.config) }
+    // The config is read as calls arrive: live limits (a reloaded config.yaml) apply at once.
+    const config = (): ToolhostConfig => this.#config
+    this.#admit = { registry: this.registry, get config() { return config() }, env: this.env, canAsk: this.ask !== undefined, audience: this.audience }
+    const results = new ResultShaper(this, caseInsensitive, (high) => this.#scheduler.pool.throttle(high))
+    const origin = performance.now()
+    this.#now = options.now ?? (() => Math.round((performance.now() - origin) * 1000) / 1000)
+    this.#scheduler = new Scheduler({
+      maxWorkers: setup.maxWorkers,
+      now: this.#now,
+      onEvent: (event) => this.#events.emit(event),
+      listening: () => this.#events.isListening,
+      rateLimits: setup.config.rate_limits,
+      priority: setup.config.dispatch.priority,
+      estimates: new DurationEstimates(setup.config.dispatch.duration_estimates === '' ? undefined : underRoot(setup.root, setup.config.dispatch.duration_estimates), setup.root),
+      onAnswer: (outcome) => outcome.ok && results.claim(outcome.value),
+    })
+    this.#admission = new HostAdmission({ host: this, scheduler: this.#scheduler, strict: this.#strict, admit: this.#admit, events: this.#events, results, now: this.#now })
+    // Estimates a previous run left (`dispatch.duration_estimates`); a bad file is reported and ignored.
+    this.#scheduler.estimates.load((message) => this.log.warn(message))
+  }
+
+  /** The config in force: as loaded, with live keys replaced when config.yaml changes (`applyLiveConfig`). */
+  get config(): ToolhostConfig {
+    return this.#config
+  }
+
+  /** Handlers that may run at once now (`dispatch.max_workers`, or TOOLHOST_MAX_WORKERS). */
+  get maxWorkers(): number {
+    return this.#scheduler.pool.concurrency
+  }
+
+  /** The worker pool (p-queue): its limit, rate rules and waiting calls. */
+  get pool(): WorkerPool {
+    return this.#scheduler.pool
+  }
+
+  /** Per-tool duration estimates (what critical-path priority learned so far). */
+  get estimates(): DurationEstimates {
+    return this.#scheduler.estimates
+  }
+
+  /** Takes a reloaded config's `LIVE_KEYS` (worker and rate limits, timeouts) for calls not yet started; TOOLHOST_MAX_WORKERS still wins. */
+  applyLiveConfig(next: ToolhostConfig): void {
+    this.#config = withLiveKeys(this.#config, next)
+    if (this.maxWorkersFrom === 'config') this.#scheduler.pool.concurrency = next.dispatch.max_workers
+    this.#scheduler.pool.setRateLimits(next.rate_limits)
+  }
+
+  /** The scheduler's view: handlers running now and the most that ever ran at once. */
+  get stats(): { running: number; peakRunning: number; pending: number } {
+    return { running: this.#scheduler.running, peakRunning: this.#scheduler.peakRunning, pending: this.#scheduler.pending }
+  }
+
+  /** Monotonic ms since the host started (the clock of `startedAt`/`endedAt`). */
+  now(): number {
+    return this.#now()
+  }
+
+  /**
+   * Listens to every host event: the host's own about each call (admitted, refused, checked, approval), the
+   * scheduler's (queued, waiting, waiting-worker, waiting-rate, started, finished, released), and a
+   * handler's progress and log lines (docs/embedding.md lists each with its fields). Events are built
+   * only while someone listens; returns a function that stops listening.
+   */
+  onEvent(listener: (event: HostEvent) => void): () => void {
+    return this.#events.add(listener)
+  }
+
+  /** Registers cleanup to run on `close()` (subsystems: processes, watchers, MCP clients). */
+  onClose(closer: () => void | Promise<void>): void {
+    this.#closers.push(closer)
+  }
+
+  /** OpenAI Chat function-tool definitions of the tools available now, sorted by name. */
+  definitions(query?: DefinitionsQuery): Promise<OpenAIToolDefinition[]>
+  /**
+   * Definitions of the tools available now in a model API's format (`anthropic`, `openai-responses`,
+   * `mcp`, …). `{ strict: true }` (default `openai.strict`) renders the OpenAI formats in strict mode;
+   * the nulls that makes the model send for optional arguments are then removed before validation.
+   */
+  definitions<F extends ModelFormat>(format: F, query?: DefinitionsQuery): Promise<DefinitionsOf<F>>
+  async definitions(formatOrQuery?: ModelFormat | DefinitionsQuery, query?: DefinitionsQuery): Promise<unknown> {
+    const selection = (typeof formatOrQuery === 'object' ? formatOrQuery : query) ?? {}
+    const format = typeof formatOrQuery === 'string' ? formatOrQuery : 'openai-chat'
+    const openai = await this.registry.getDefinitions({ ...(selection.names ? { names: selection.names } : {}), ...(selection.toolsets ? { toolsets: selection.toolsets } : {}) }, { checkTimeoutMs: this.config.availability.check_timeout_ms, env: this.env, canAsk: this.ask !== undefined })
+    const strict = selection.strict ?? this.config.openai.strict
+    const rendered = renderDefinitions(format, openai, (name) => this.registry.get(name), { strict })
+    if (strict && format !== 'anthropic' && format !== 'mcp') this.#strict.remember(openai, this.registry)
+    return rendered
+  }
+
+  /** Results as a model API wants them: Chat `role:'tool'` messages, Responses `function_call_output` items, ONE Anthropic user message of `tool_result` blocks, or MCP results. */
+  toMessages<F extends ModelFormat>(results: readonly ToolResult[], format: F): MessagesOf<F> {
+    return renderResults(format, results)
+  }
+
+  /** One call end to end. */
+  async call(call: ToolCall, options: RunOptions = {}): Promise<ToolResult> {
+    const [result] = await this.run([call], options)
+    return result!
+  }
+
+  /**
+   * A batch: results in call order, exactly one per call. Never rejects for a tool's fault. Takes
+   * `ToolCall[]`, or a model message in any supported format (Chat Completions assistant message,
+   * Responses output items, Anthropic assistant message, or the whole API response).
+   */
+  async run(callsOrMessage: readonly ToolCall[] | object, options: RunOptions = {}): Promise<ToolResult[]> {
+    checkChoice('host.run(calls, { mode })', options.mode, DISPATCH_MODES)
+    return Promise.all(this.#admission.schedule(toCalls(callsOrMessage), options))
+  }
+
+  /** A batch whose results are yielded as each completes (completion order). */
+  async *stream(callsOrMessage: readonly ToolCall[] | object, options: RunOptions = {}): AsyncGenerator<ToolResult, void, undefined> {
+    checkChoice('host.stream(calls, { mode })', options.mode, DISPATCH_MODES)
+    const pending = this.#admission.schedule(toCalls(callsOrMessage), options)
+    // Results queue up as they complete; one wake-up per wait (a Promise.race over every open
+    // result per yield would cost O(n²) reactions on a large batch).
+    const done: ToolResult[] = []
+    let wake: (() => void) | undefined
+    for (const result of pending) {
+      void result.then((r) => {
+        done.push(r)
+        wake?.()
+      })
+    }
+    for (let next = 0; next < pending.length; next++) {
+      while (done.length <= next) await new Promise<void>((resolve) => (wake = resolve))
+      yield done[next]!
+    }
+  }
+
+  /**
+   * The plan for a batch without running anything: footprints (and who decided them), what the
+   * permission system would decide, who waits for whom and why, each call's priority, and who is
+   * expected to wait for a worker or a rate slot (`explainPlan`).
+   */
+  async explain(calls: readonly ToolCall[], options: { mode?: DispatchMode } = {}): Promise<{ mode: DispatchMode; calls: PlannedCall[] }> {
+    checkChoice('host.explain(calls, { mode })', options.mode, DISPATCH_MODES)
+    const mode = options.mode ?? this.mode
+    // Read once into plain calls, as run does: a getter or Proxy costs its own call, never the plan.
+    const admissions = await admitCalls(this.#strict.prepare(toCalls(calls), this.registry, argumentLimitsOf(this.config)), this.#admit)
+    const runnable = admissions.filter((a): a is Extract<Admission, { ok: true }> => a.ok)
+    const permissions = this.authoriser.preview ? await this.authoriser.preview(runnable.map((a) => ({ index: a.index, call: a.call, tool: a.tool, args: a.args })), { host: this }) : []
+    const inputs = runnable.map((a, i) => ({ id: a.call.id, footprint: this.footprintOf(a.tool, a.args), profile: this.#scheduler.profileOf(a.tool.name, a.tool.toolset), ...(permissions[i] ? { permission: permissions[i] } : {}) }))
+    const pool = this.#scheduler.pool
+    const plan = explainPlan(mode, inputs, blockerOf(admissions), { workers: pool.concurrency, estimates: this.#scheduler.estimates, ruleOf: (profile) => pool.ruleOf(profile) })
+    const byIndex = new Map(runnable.map((a, i) => [a.index, i]))
+    return {
+      mode,
+      calls: admissions.map((a) => {
+        const i = byIndex.get(a.index)
+        if (!a.ok || i === undefined) return { id: a.call.id, name: a.call.name, ...(a.ok ? {} : { error: a.error }), waitsFor: [] }
+        const permission = permissions[i]
+        return { id: a.call.id, name: a.call.name, footprint: inputs[i]!.footprint, footprintFrom: footprintOrigin(a.tool, this.#footprints.sets), ...(permission ? { permission } : {}), ...plan[i]! }
+      }),
+    }
+  }
+
+  /** A call's footprint with this host's root and behaviour sets. */
+  footprintOf(tool: AnyTool, args: Record<string, unknown>): Footprint {
+    return computeFootprint(tool, args, this.#footprints)
+  }
+
+  /**
+   * Refuses the calls still waiting for a person's approval, waits for every scheduled call to be
+   * released (running handlers finish), then runs the close hooks.
+   */
+  async close(): Promise<void> {
+    this.authoriser.shutdown?.()
+    await this.#scheduler.onIdle()
+    for (const closer of this.#closers.splice(0).reverse()) await closer()
+    await this.#scheduler.estimates.save((message) => this.log.warn(message))
+  }
+
+  /** A handler's `ctx.log` line: into the host's log, and a `log` event for listeners (MCP clients). */
+  reportLog(callId: string, level: LogLevel, message: string, fields?: Record<string, unknown>): void {
+    this.log[level](message, fields)
+    if (this.#events.isListening) this.#events.emit({ type: 'log', id: callId, level, message, ...(fields === undefined ? {} : { fields }) })
+  }
+}
