@@ -3,7 +3,7 @@
  * at start-up; a failed tool call becomes a result carrying one of these codes in that call's slot.
  */
 
-/** Every code toolhost produces, with what it means (walked by `test/errors.test.ts`). */
+/** Every code toolhost produces, with what it means (walked by `test/contract/errors.test.ts`). */
 export const ERROR_CODES = {
   E_TOOL_UNKNOWN: 'the call names a tool that is not registered',
   E_TOOL_UNAVAILABLE: 'the tool is registered but hidden right now (missing env var, failing check)',

@@ -46,11 +46,11 @@ const thrownCode = (fn: () => unknown): string | undefined => {
 }
 
 const TRIGGERS: Record<ErrorCode, { where: string; trigger: () => Promise<string | undefined> | string | undefined }> = {
-  E_TOOL_UNKNOWN: { where: 'test/host-call.test.ts resolve', trigger: () => callCode({ name: 'no_such_tool', arguments: '{}' }) },
-  E_TOOL_UNAVAILABLE: { where: 'test/host-call.test.ts availability', trigger: () => callCode({ name: 'check_false', arguments: '{}' }) },
-  E_ARGS_INVALID: { where: 'test/host-call.test.ts parse/validate', trigger: () => callCode({ name: 'typed', arguments: '{"name": 1}' }) },
+  E_TOOL_UNKNOWN: { where: 'test/host/host-call.test.ts resolve', trigger: () => callCode({ name: 'no_such_tool', arguments: '{}' }) },
+  E_TOOL_UNAVAILABLE: { where: 'test/host/host-call.test.ts availability', trigger: () => callCode({ name: 'check_false', arguments: '{}' }) },
+  E_ARGS_INVALID: { where: 'test/host/host-call.test.ts parse/validate', trigger: () => callCode({ name: 'typed', arguments: '{"name": 1}' }) },
   E_DENIED: {
-    where: 'test/host-call.test.ts authoriser',
+    where: 'test/host/host-call.test.ts authoriser',
     trigger: async () => {
       const previous = host.authoriser
       host.authoriser = { authorise: async (items) => items.map(() => ({ run: false as const, error: { code: 'E_DENIED', message: 'refused' } })) }
@@ -61,10 +61,10 @@ const TRIGGERS: Record<ErrorCode, { where: string; trigger: () => Promise<string
       }
     },
   },
-  E_PATH_OUTSIDE_ROOT: { where: 'test/host-call.test.ts inside_root', trigger: () => callCode({ name: 'inside_root', arguments: '{"path": "../../outside"}' }) },
-  E_TIMEOUT: { where: 'test/host-call.test.ts time limit', trigger: () => callCode({ name: 'hangs', arguments: '{}' }) },
+  E_PATH_OUTSIDE_ROOT: { where: 'test/host/host-call.test.ts inside_root', trigger: () => callCode({ name: 'inside_root', arguments: '{"path": "../../outside"}' }) },
+  E_TIMEOUT: { where: 'test/host/host-call.test.ts time limit', trigger: () => callCode({ name: 'hangs', arguments: '{}' }) },
   E_ABORTED: {
-    where: 'test/host-call.test.ts interrupt',
+    where: 'test/host/host-call.test.ts interrupt',
     trigger: async () => {
       const controller = new AbortController()
       controller.abort()
@@ -73,7 +73,7 @@ const TRIGGERS: Record<ErrorCode, { where: string; trigger: () => Promise<string
     },
   },
   E_INTERRUPTED: {
-    where: 'test/host-call.test.ts interrupt',
+    where: 'test/host/host-call.test.ts interrupt',
     trigger: async () => {
       const controller = new AbortController()
       const stop = host.onEvent((event) => {
@@ -87,9 +87,9 @@ const TRIGGERS: Record<ErrorCode, { where: string; trigger: () => Promise<string
       }
     },
   },
-  E_TOOL_FAILED: { where: 'test/host-call.test.ts run', trigger: () => callCode({ name: 'throws', arguments: '{}' }) },
-  E_LIMIT: { where: 'a handler throwing it keeps the code (test/host-call.test.ts coded)', trigger: () => callCode({ name: 'coded', arguments: '{"code": "E_LIMIT"}' }) },
-  E_NOT_FOUND: { where: 'a handler throwing it keeps the code (test/host-call.test.ts coded)', trigger: () => callCode({ name: 'coded', arguments: '{"code": "E_NOT_FOUND"}' }) },
+  E_TOOL_FAILED: { where: 'test/host/host-call.test.ts run', trigger: () => callCode({ name: 'throws', arguments: '{}' }) },
+  E_LIMIT: { where: 'a handler throwing it keeps the code (test/host/host-call.test.ts coded)', trigger: () => callCode({ name: 'coded', arguments: '{"code": "E_LIMIT"}' }) },
+  E_NOT_FOUND: { where: 'a handler throwing it keeps the code (test/host/host-call.test.ts coded)', trigger: () => callCode({ name: 'coded', arguments: '{"code": "E_NOT_FOUND"}' }) },
   E_PLUGIN_LOAD: {
     where: 'test/loader/load-plugins.test.ts',
     trigger: async () => {
@@ -99,7 +99,7 @@ const TRIGGERS: Record<ErrorCode, { where: string; trigger: () => Promise<string
     },
   },
   E_DUPLICATE_TOOL: {
-    where: 'test/registry.test.ts register',
+    where: 'test/registry/registry.test.ts register',
     trigger: () => {
       const scratch = new ToolRegistry()
       const tool = defineTool({ name: 'twice', description: 'd', parameters: { type: 'object' }, handler: () => '' })
@@ -108,7 +108,7 @@ const TRIGGERS: Record<ErrorCode, { where: string; trigger: () => Promise<string
     },
   },
   E_SCHEMA_INVALID: {
-    where: 'test/define-tool.test.ts, test/registry.test.ts',
+    where: 'test/contract/define-tool.test.ts, test/registry/registry.test.ts',
     trigger: () => thrownCode(() => new ToolRegistry().register(defineTool({ name: 's', description: 'd', parameters: { type: 'object', properties: { a: { type: 'nope' } } }, handler: () => '' }))),
   },
   E_CONFIG_INVALID: { where: 'test/config/load-config.test.ts', trigger: () => thrownCode(() => parseConfigText('dispatch:\n  mode: fastest', 'config.yaml')) },

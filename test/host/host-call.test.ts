@@ -123,7 +123,7 @@ describe('availability is re-checked at call time: a hidden tool never runs, eve
   ])('$name → E_TOOL_UNAVAILABLE ($reason)', async ({ name, reason }) => {
     const result = await call(name, '{}')
     expect(result).toMatchObject({ ok: false, error: { code: 'E_TOOL_UNAVAILABLE' } })
-    // An embedding's host: the model's advice first, then what offers the tool (see test/messages.test.ts).
+    // An embedding's host: the model's advice first, then what offers the tool (see test/contract/messages.test.ts).
     expect(result.error!.message.startsWith(`${name} is not available right now (${reason}); use another tool. `)).toBe(true)
     expect(countOf(`ran:${name}`)).toBe(0)
   })
