@@ -1,5 +1,6 @@
-// Type tests against the model SDKs' own parameter types: `npm run typecheck` compiles this file, so
-// a definition or message shape that stops fitting `openai`, `@anthropic-ai/sdk` or the MCP SDK fails CI. No cast
+// Type tests against the model SDKs' own parameter types: tsc compiles this file (test/type-tests.test.ts
+// under npm test, and npm run typecheck), so a definition or message shape that stops fitting `openai`,
+// `@anthropic-ai/sdk` or the MCP SDK fails CI. No cast
 // appears anywhere below: every value flows from toolhost into the SDK type as it is. The runtime
 // assertions check the same values really carry what the types promise (strict, the rich parts).
 import type { MessageParam, Tool, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages'

@@ -1,6 +1,7 @@
-// Type tests for defineTool's argument inference. `npx tsc --noEmit -p .` checks them: a wrong
-// inference fails `expectTypeOf`, and a `@ts-expect-error` that stops erroring fails too. The
-// runtime assertions below check that the typed tools still behave like any other.
+// Type tests for defineTool's argument inference. tsc checks them (test/type-tests.test.ts under
+// npm test, and npm run typecheck): a wrong inference fails `expectTypeOf`, and a `@ts-expect-error`
+// that stops erroring fails too. The runtime assertions below check that the typed tools still
+// behave like any other.
 import { describe, expect, expectTypeOf, test } from 'vitest'
 import { defineTool } from '../../src/contract/define-tool.js'
 import type { ToolContext } from '../../src/contract/types.js'
