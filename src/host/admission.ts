@@ -1,4 +1,4 @@
-import type { StrictTools } from '../adapters/openai-strict.js'
+import type { StrictTools } from '../dispatch/admit/strict-tools.js'
 import { blockerOf, hiddenTools, settleStaged, stageCalls, type AdmitContext, type Admission, type HiddenTools, type Staged } from '../dispatch/admit/admit.js'
 import { argumentLimitsOf } from '../dispatch/admit/argument-limits.js'
 import { CallContext } from '../dispatch/execute/call-context.js'

@@ -1,6 +1,6 @@
 import type { ToolhostConfig } from '../../config/types.js'
 import { describeThrown } from '../../contract/errors.js'
-import { underRoot } from '../../host/setup.js'
+import { underRoot } from '../../workspace/paths.js'
 import type { AuthoriseItem } from '../../host/host-types.js'
 import { stripRootPath } from '../../contract/messages.js'
 import { redactEnvValues } from '../../registry/redact-env.js'
