@@ -1,4 +1,5 @@
-import type { Host, HostOptions } from '../host/host.js'
+import type { Host } from '../host/host.js'
+import type { HostOptions } from '../host/host-types.js'
 import { createLogger } from '../contract/logger.js'
 import type { CliArgs } from './args.js'
 import type { Output } from './commands.js'

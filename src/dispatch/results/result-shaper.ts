@@ -1,7 +1,7 @@
 import type { ToolhostConfig } from '../../config/types.js'
 import { describeThrown } from '../../contract/errors.js'
 import { underRoot } from '../../workspace/paths.js'
-import type { AuthoriseItem } from '../../host/host-types.js'
+import type { AuthoriseItem } from '../admit/authorise-item.js'
 import { stripRootPath } from '../../contract/messages.js'
 import { redactEnvValues } from '../../registry/redact-env.js'
 import type { ToolRegistry } from '../../registry/registry.js'
