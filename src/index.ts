@@ -17,7 +17,7 @@ export { watchPlugins } from './loader/watch-plugins.js'
 export type { PluginWatcher, ReloadEvent, WatchOptions } from './loader/watch-plugins.js'
 // The MCP server and client load the MCP SDK, so they are not re-exported here (plugins import this
 // file): use `toolhost serve`, or `mcp_servers` in config.
-export type { McpClientConnection } from './mcp-client/connect-servers.js'
+export type { McpClientConnection } from './mcp-client/client-host.js'
 export { isCallToolResult, isContentBlock, renderBlocksAsText } from './contract/content-blocks.js'
 export { DEFAULT_SCHEMA_DIALECT, schemaDialect } from './registry/schema.js'
 export type { SchemaDialect } from './registry/schema.js'

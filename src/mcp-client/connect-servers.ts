@@ -8,28 +8,8 @@ import type { McpServerConfig } from '../config/types.js'
 import { describeThrown, ToolhostError } from '../contract/errors.js'
 import { shownName } from '../dispatch/admit/suggest.js'
 import type { AskHandler, AskSchema } from '../contract/types.js'
-import { registerRemote, type RemoteServer, type RemoteToolHost } from './remote-tool.js'
-
-/** One configured MCP server as the host sees it. */
-export interface McpClientConnection {
-  /** The key under `mcp_servers`. */
-  server: string
-  connected: boolean
-  /** Registry names of its tools (`mcp_<server>_<tool>`). */
-  tools: string[]
-  /** Why it is not connected, or a tool that could not be registered as-is. */
-  problems: string[]
-}
-
-/** The part of a host the MCP client uses (the host satisfies it as it is; the client never imports it). */
-export interface McpClientHost extends RemoteToolHost {
-  readonly configFile: string | undefined
-  /** The workspace root, offered to servers as the client's one root. */
-  readonly root: string
-  /** How the host asks a person: a server's elicitation goes there. */
-  readonly ask: AskHandler | undefined
-  onClose(closer: () => void | Promise<void>): void
-}
+import type { McpClientConnection, McpClientHost } from './client-host.js'
+import { registerRemote, type RemoteServer } from './remote-tool.js'
 
 const CONNECT_TIMEOUT_MS = 15_000
 

@@ -1,23 +1,16 @@
 import { createHash } from 'node:crypto'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Tool as RemoteTool } from '@modelcontextprotocol/sdk/types.js'
-import type { McpServerConfig, ToolhostConfig } from '../config/types.js'
+import type { McpServerConfig } from '../config/types.js'
 import { defineTool } from '../contract/define-tool.js'
 import { describeThrown, isToolhostError, ToolhostError } from '../contract/errors.js'
-import type { JsonSchema, Logger, ScopeEntry, ToolContext, ToolSpec } from '../contract/types.js'
-import type { ToolRegistry } from '../registry/registry.js'
+import type { JsonSchema, ScopeEntry, ToolContext, ToolSpec } from '../contract/types.js'
+import type { RemoteToolHost } from './client-host.js'
 import { remoteResultText, remoteResultValue } from './remote-content.js'
 import { strictSchemaCopy } from './remote-schema.js'
 
 /** Tool names every model API accepts (OpenAI's rule, the strictest). */
 export const MODEL_SAFE_NAME = /^[a-zA-Z0-9_-]{1,64}$/
-
-/** The part of a host a remote tool uses: its registry and log, and the config in force (call time limit). */
-export interface RemoteToolHost {
-  readonly config: ToolhostConfig
-  readonly log: Logger
-  readonly registry: ToolRegistry
-}
 
 /** What registering a server's tools needs to know about its connection. */
 export interface RemoteServer {
