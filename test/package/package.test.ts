@@ -272,7 +272,7 @@ describe('README.md: every shell command and code block runs', () => {
     expect(start.code, start.stderr).toBe(0)
     expect(start.stdout).toContain('toolhost demo: first the tools toolhost comes with')
     // `npm test` is the command CI runs on the whole suite; in the clone it runs on one file.
-    const tested = await run('npm', ['test', '--', 'test/define-tool.test.ts'], kit.clone)
+    const tested = await run('npm', ['test', '--', 'test/contract/define-tool.test.ts'], kit.clone)
     expect(tested.stdout).toMatch(/Tests +\d+ passed/)
     expect(tested.code, tested.stdout + tested.stderr).toBe(0)
   }, 2 * SLOW)
