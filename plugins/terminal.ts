@@ -1,15 +1,15 @@
 // Built-in terminal and process tools: run shell commands in the workspace, in the foreground or in the
 // background, through the host's process registry (ctx.services.processes).
 import { defineTool, isDangerousForOpenHosts, registry, ToolhostError } from 'toolhost'
-import type { ProcessInfo, ProcessRegistry, ToolContext } from 'toolhost'
+import type { LogPage, ProcessInfo, ToolContext } from 'toolhost'
 
 /** The tools enforce their own time limits (`timeout_ms`), so the dispatcher's must not cut in first. */
 const MAX_TIMEOUT_MS = 86_400_000
 const MAX_WAIT_MS = 3_600_000
 const DEFAULT_WAIT_MS = 30_000
 
-function processesOf(ctx: ToolContext): ProcessRegistry {
-  const processes = (ctx.services as Partial<ToolContext['services']>).processes
+function processesOf(ctx: ToolContext): NonNullable<ToolContext['services']['processes']> {
+  const processes = ctx.services.processes
   if (!processes) throw new Error('this host has no process registry (create it with createHost)')
   return processes
 }
@@ -157,7 +157,7 @@ function describeRun(info: ProcessInfo): string {
   return `${header}\n${problem}${note}${info.tail === '' ? `(no output${info.logProblem === undefined ? '' : ' was recorded'})` : info.tail}`
 }
 
-function formatLog(page: Awaited<ReturnType<ProcessRegistry['log']>>): string {
+function formatLog(page: LogPage): string {
   const parts = [`${page.id}: lines ${page.from}-${page.to} of ${page.totalLines}`]
   if (page.fromFile) parts.push(`lines ${page.fromFile.from}-${page.fromFile.to} read from the log file (no longer in memory)`)
   if (page.missing) parts.push(`lines ${page.missing.from}-${page.missing.to} are gone (the log file was removed)`)

@@ -2,9 +2,13 @@
 // House rules checked mechanically (no eslint dependency) on this repository's own files (src/,
 // scripts/, the built-in plugins/, test/), run from its root: no `.only` in tests, no skipped test
 // without a reason on the line, relative imports in src/ end in .js, no `export *` in src/index.ts,
-// and AGENTS.md names every source file.
+// AGENTS.md names every source file, and the layers of src/ hold (.dependency-cruiser.cjs: no import
+// circle, no import of a higher layer).
 import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { cruise } from 'dependency-cruiser'
+import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options'
 import fg from 'fast-glob'
 
 const problems = []
@@ -34,6 +38,17 @@ function gitTracked(folder) {
     return new Set(execFileSync('git', ['ls-files', '--', folder], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split('\n').filter(Boolean))
   } catch {
     return undefined // not a git checkout: every file counts
+  }
+}
+
+// The layers are the house's (this repository's .dependency-cruiser.cjs), whatever folder is linted.
+if (existsSync('src')) {
+  const options = await extractDepcruiseOptions(fileURLToPath(new URL('../.dependency-cruiser.cjs', import.meta.url)))
+  const comments = new Map(options.ruleSet.forbidden.map((rule) => [rule.name, rule.comment]))
+  const { output } = await cruise(['src'], options)
+  for (const v of output.summary.violations) {
+    const circle = v.cycle ? ` (circle: ${[v.from, ...v.cycle.map((c) => c.name)].join(' → ')})` : ''
+    problems.push(`${v.from} → ${v.to}: ${v.rule.name}${circle}: ${comments.get(v.rule.name)}`)
   }
 }
 

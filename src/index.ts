@@ -17,7 +17,7 @@ export { watchPlugins } from './loader/watch-plugins.js'
 export type { PluginWatcher, ReloadEvent, WatchOptions } from './loader/watch-plugins.js'
 // The MCP server and client load the MCP SDK, so they are not re-exported here (plugins import this
 // file): use `toolhost serve`, or `mcp_servers` in config.
-export type { McpClientConnection } from './mcp/client.js'
+export type { McpClientConnection } from './mcp-client/client-host.js'
 export { isCallToolResult, isContentBlock, renderBlocksAsText } from './contract/content-blocks.js'
 export { DEFAULT_SCHEMA_DIALECT, schemaDialect } from './registry/schema.js'
 export type { SchemaDialect } from './registry/schema.js'
@@ -30,7 +30,7 @@ export { createLogger, silentLogger } from './contract/logger.js'
 export type { ErrorCode } from './contract/errors.js'
 export { createHost } from './host/create-host.js'
 export { Host } from './host/host.js'
-export type { Authoriser, AuthoriseDecision, AuthoriseItem, CallEvent, DefinitionsQuery, HostEvent, HostOptions, PlannedCall, RunOptions } from './host/host.js'
+export type { Authoriser, AuthoriseDecision, AuthoriseItem, CallEvent, DefinitionsQuery, HostEvent, HostOptions, HostServices, PlannedCall, RunOptions } from './host/host.js'
 export type { Audience } from './contract/messages.js'
 // The framework adapters load their framework, so they are subpath exports: 'toolhost/ai-sdk', 'toolhost/openai-agents'.
 export { canonicalPath, pathsOverlap, isWithin } from './workspace/paths.js'
@@ -56,10 +56,9 @@ export type { DecidedBy, PermissionDecision } from './permissions/decide.js'
 export { PERMISSION_MODES } from './permissions/modes.js'
 export { createTerminalApprove } from './cli/terminal-approve.js'
 export { ProcessRegistry } from './processes/process-registry.js'
-export type { LineRange, LogPage, ProcessEvent, ProcessRegistryOptions, SpawnOptions, WaitOutcome } from './processes/process-registry.js'
-export type { ProcessInfo, ProcessStatus } from './processes/managed-process.js'
+export type { ProcessEvent, ProcessRegistryOptions } from './processes/process-registry.js'
+export type { LineRange, LogPage, NumberedLine, ProcessInfo, ProcessStatus, SpawnOptions, WaitOutcome } from './contract/process-service.js'
 export type { ProcessCompletion } from './processes/completions.js'
-export type { NumberedLine } from './processes/rolling-buffer.js'
 export { isDangerousCommand, isDangerousForOpenHosts } from './processes/dangerous-commands.js'
 export { loadConfig, parseConfigText } from './config/load-config.js'
 export type { ToolhostConfig, DispatchMode, PermissionMode } from './config/types.js'
@@ -77,7 +76,6 @@ export type {
   CallToolResultValue,
   ContentBlock,
   CheckOutcome,
-  HostServices,
   JsonSchema,
   Logger,
   LogLevel,

@@ -2,7 +2,9 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { createHost, type Host, type HostOptions } from '../../src/host/host.js'
+import { createHost } from '../../src/host/create-host.js'
+import type { Host } from '../../src/host/host.js'
+import type { HostOptions } from '../../src/host/host-types.js'
 import { ToolRegistry } from '../../src/registry/registry.js'
 
 export interface BenchHost {

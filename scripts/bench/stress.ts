@@ -6,7 +6,7 @@
  */
 import { performance } from 'node:perf_hooks'
 import { defineTool } from '../../src/contract/define-tool.js'
-import type { HostEvent } from '../../src/host/host.js'
+import type { HostEvent } from '../../src/observe/host-events.js'
 import type { ToolCall, ToolContext, ToolResult } from '../../src/contract/types.js'
 import { createRandom, TREE_FILES, TREE_FOLDERS } from './agent-batches.js'
 import { createBenchHost } from './bench-host.js'

@@ -1,10 +1,9 @@
 /**
  * OpenAI strict mode: a tool's schema rewritten the way strict function calling requires, and the
- * nulls that rewrite makes the model send taken out again before toolhost validates the arguments.
+ * nulls that rewrite makes the model send taken out of a call's arguments again (admission does it
+ * before validation: dispatch/admit/strict-tools.ts).
  */
-import { parseArguments } from '../dispatch/admit/prepare.js'
-import type { ArgumentLimits } from '../dispatch/admit/argument-limits.js'
-import type { AnyTool, JsonSchema, ObjectJsonSchema, OpenAIToolDefinition, ToolCall } from '../contract/types.js'
+import type { JsonSchema, ObjectJsonSchema } from '../contract/types.js'
 
 // Keywords strict mode accepts. Everything else is left out of the schema the model sees; toolhost
 // still validates the arguments against the tool's own schema, so those constraints still hold.
@@ -196,48 +195,4 @@ function mapValues(record: Record<string, unknown>, fn: (value: unknown) => unkn
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-/**
- * The calls with the nulls strict mode introduced taken out of the arguments of every call whose
- * tool `strictTool` names (the tools this host offered in strict mode). Arguments are parsed here
- * only for those calls; arguments that do not parse are left for admission to refuse.
- *
- * @example
- * host.run(withoutIntroducedNulls(calls, (name) => strictTools.get(name), { maxChars: 1_000_000, maxDepth: 64 }))
- */
-export function withoutIntroducedNulls(calls: readonly ToolCall[], strictTool: (name: string) => AnyTool | undefined, limits: ArgumentLimits): readonly ToolCall[] {
-  let out: ToolCall[] | undefined
-  calls.forEach((call, i) => {
-    const tool = typeof call.name === 'string' ? strictTool(call.name) : undefined
-    if (!tool) return
-    const parsed = parseArguments(call.arguments, limits)
-    if (!parsed.ok) return
-    const args = stripIntroducedNulls(tool.parameters, parsed.args)
-    if (args === parsed.args && typeof call.arguments !== 'string') return
-    ;(out ??= calls.slice())[i] = { ...call, arguments: args }
-  })
-  return out ?? calls
-}
-
-/**
- * The tools a host has offered in strict mode (so their calls get introduced nulls removed). Kept
- * by name: a model keeps the definitions it was given, so after a hot reload replaces a tool it
- * still sends nulls for the optional arguments; they are taken out against the current schema.
- */
-export class StrictTools {
-  readonly #names = new Set<string>()
-
-  /** Records the tools of `definitions` that strict mode renders strictly (those with a strict form). */
-  remember(definitions: readonly OpenAIToolDefinition[], registry: { get(name: string): AnyTool | undefined }): void {
-    for (const d of definitions) {
-      if (toStrictSchema(d.function.parameters) && registry.get(d.function.name)) this.#names.add(d.function.name)
-    }
-  }
-
-  /** The calls with introduced nulls removed for tools offered in strict mode (`calls` itself when none were). */
-  prepare(calls: readonly ToolCall[], registry: { get(name: string): AnyTool | undefined }, limits: ArgumentLimits): readonly ToolCall[] {
-    if (this.#names.size === 0) return calls
-    return withoutIntroducedNulls(calls, (name) => (this.#names.has(name) ? registry.get(name) : undefined), limits)
-  }
 }

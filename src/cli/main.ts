@@ -1,6 +1,7 @@
 import { isToolhostError } from '../contract/errors.js'
-import type { Host, HostOptions } from '../host/host.js'
+import type { Host } from '../host/host.js'
 import { commandHelp, parseCliArgs, USAGE, type CliArgs } from './args.js'
+import { createHostForCli } from './cli-host.js'
 import type { Output } from './commands.js'
 import { createLogger } from '../contract/logger.js'
 import { packageVersion } from './package-info.js'
@@ -80,28 +81,5 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
   return new Promise((resolve) => {
     if (stream.writableLength === 0 || stream.destroyed) resolve()
     else stream.write('', () => resolve())
-  })
-}
-
-/**
- * The host as the CLI sets it up: config, root, extra plugin folders, a terminal to ask on, and its
- * log lines (a plugin that failed to load, warnings) written through `io.err`, once.
- */
-export async function createHostForCli(args: CliArgs, overrides: { root?: string; config?: string; options?: Partial<HostOptions> } = {}, io: Output = consoleOutput): Promise<Host> {
-  const [{ createHost }, { askOnTerminal, isInteractive }, { cliPermissionOptions }] = await Promise.all([import('../host/host.js'), import('./terminal-ask.js'), import('./terminal-approve.js')])
-  const root = overrides.root ?? args.root
-  const config = overrides.config ?? args.config
-  return createHost({
-    ...(config !== undefined ? { config, configExplicit: true } : {}),
-    ...(root !== undefined ? { root, rootOption: '--root' } : {}),
-    plugins: args.plugins,
-    ...(args.traceFile !== undefined ? { traceFile: args.traceFile } : {}),
-    log: createLogger(undefined, io.err),
-    ...(args.mode ? { mode: args.mode as Host['mode'] } : {}),
-    ...(isInteractive() ? { ask: askOnTerminal } : {}),
-    ...cliPermissionOptions(args),
-    // A person reads the CLI's errors (serve overrides this: its reader is the client's model).
-    audience: 'person',
-    ...overrides.options,
   })
 }

@@ -1,4 +1,4 @@
-import type { HostEvent } from '../host/host-types.js'
+import type { HostEvent } from '../observe/host-events.js'
 
 /** Where progress goes: a terminal gets one live line, anything else plain lines. */
 export interface ProgressSink {

@@ -6,7 +6,7 @@ import { notifyOnToolChanges, serveStdio } from '../mcp/server.js'
 import { McpSessions } from '../mcp/sessions.js'
 import type { CliArgs } from './args.js'
 import type { Output } from './commands.js'
-import { createHostForCli } from './main.js'
+import { createHostForCli } from './cli-host.js'
 
 /**
  * `toolhost serve [--http PORT] [--watch]`: the registry as an MCP server, over stdio (stdout carries

@@ -1,5 +1,5 @@
 /** JSON Schema of config.yaml. Every section is closed: an unknown key is an error, not a silent no-op. */
-import { BUILTIN_TOOLSETS } from '../loader/builtin-plugins.js'
+import { BUILTIN_TOOLSETS } from './builtin-toolsets.js'
 import { DISPATCH_MODES, PERMISSION_MODES } from './types.js'
 
 const positiveInt = { type: 'integer', minimum: 1 } as const

@@ -1,6 +1,6 @@
 // What each console panel shows, read from the host (plain data, sent to pages as JSON).
 import type { Host } from '../host/host.js'
-import type { ProcessInfo } from '../processes/managed-process.js'
+import type { ProcessInfo } from '../contract/process-service.js'
 
 /** A connected MCP client, as the console lists it. */
 export interface ConsoleClient {

@@ -1,5 +1,6 @@
 /** The tool contract and the shapes that flow through the host. Types only. */
 import type { ToolhostConfig } from '../config/types.js'
+import type { ProcessService } from './process-service.js'
 
 /** A JSON Schema object (plugin schemas are trusted code; model arguments are not). */
 export type JsonSchema = Record<string, unknown>
@@ -109,8 +110,8 @@ export interface ToolContext {
   readonly session: SessionState
   /** Present when the host can ask a person: text questions, or structured ones with a `schema`. */
   readonly ask: Asker | undefined
-  /** Host services plugins may use (process registry, …), keyed by name. */
-  readonly services: HostServices
+  /** Host services a tool may use: `processes`, the host's process registry (what `terminal` runs commands with). */
+  readonly services: ToolServices
   /**
    * The host's environment: the one `requiresEnv` is checked against and the .env file is loaded
    * into. Read settings such as API keys from here, not from `process.env`.
@@ -120,9 +121,14 @@ export interface ToolContext {
   progress(message: string, progress?: number, total?: number): void
 }
 
-/** Services a host offers to tools. Subsystems add their entry by declaration merging. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface HostServices {}
+/**
+ * Services a host offers to tools. A host made by `createHost` has every one; a context made by hand
+ * (a test calling a handler) may have none, so a tool checks before it uses one.
+ */
+export interface ToolServices {
+  /** The host's process registry (`ProcessRegistry`): run commands and follow them. */
+  readonly processes?: ProcessService
+}
 
 /**
  * One piece of a tool's result (the MCP content model). `data` and `blob` are base64 text.

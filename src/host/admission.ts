@@ -1,22 +1,37 @@
-import type { StrictTools } from '../adapters/openai-strict.js'
+import type { StrictTools } from '../dispatch/admit/strict-tools.js'
 import { blockerOf, hiddenTools, settleStaged, stageCalls, type AdmitContext, type Admission, type HiddenTools, type Staged } from '../dispatch/admit/admit.js'
 import { argumentLimitsOf } from '../dispatch/admit/argument-limits.js'
-import { CallContext } from '../dispatch/execute/call-context.js'
+import { CallContext, type LogReporter, type SharedContext } from '../dispatch/execute/call-context.js'
 import { executeCall, type Execution } from '../dispatch/execute/execute-call.js'
 import type { Footprint } from '../dispatch/admit/footprint.js'
 import { authoriserFailed, decideHeld, NO_DECISION, openHeld, type HeldCall } from '../dispatch/admit/held-calls.js'
 import { planModeWaits } from '../dispatch/schedule/plan.js'
 import type { ResultShaper } from '../dispatch/results/result-shaper.js'
 import type { JobOutcome, SchedulableCall, Scheduler, SubmitOptions } from '../dispatch/schedule/scheduler.js'
-import type { AuthoriseDecision, AuthoriseItem, HostEvent, RunOptions } from './host-types.js'
-import type { Host } from './host.js'
+import type { AuthoriseDecision, AuthoriseItem } from '../dispatch/admit/authorise-item.js'
+import type { HostEvent } from '../observe/host-events.js'
+import type { RunOptions } from './host-types.js'
+import type { Authoriser, AuthorisingHost } from '../permissions/authoriser.js'
+import type { DispatchMode } from '../config/types.js'
+import type { ToolRegistry } from '../registry/registry.js'
 import type { Listeners } from '../contract/listeners.js'
 import type { AnyTool, ToolCall, ToolContext, ToolError, ToolResult } from '../contract/types.js'
 
+/**
+ * What admission reads of its host (the host satisfies it as it is): the calls' shared context, what
+ * an authoriser is shown, the authoriser and mode, and each call's footprint. The config is read per
+ * batch and per call (a reloaded config.yaml's live keys apply at once).
+ */
+export interface AdmittingHost extends SharedContext, AuthorisingHost {
+  readonly registry: ToolRegistry
+  readonly authoriser: Authoriser
+  readonly mode: DispatchMode
+  footprintOf(tool: AnyTool, args: Record<string, unknown>): Footprint
+}
+
 /** The host's parts a batch goes through on arrival. */
 export interface AdmissionParts {
-  /** Its authoriser (read per batch: it may be replaced), mode, config, log and footprints; the calls' shared context. */
-  host: Host
+  host: AdmittingHost
   scheduler: Scheduler
   /** OpenAI strict mode's tools: the nulls it made the model send are removed first. */
   strict: StrictTools
@@ -38,7 +53,7 @@ export interface AdmissionParts {
  * const results = await Promise.all(admission.schedule(calls, { trace: true }))
  */
 export class HostAdmission {
-  readonly #host: Host
+  readonly #host: AdmittingHost
   readonly #scheduler: Scheduler
   readonly #strict: StrictTools
   readonly #admit: AdmitContext
@@ -172,7 +187,7 @@ export class HostAdmission {
     const host = this.#host
     const timeoutMs = item.tool.timeoutMs ?? host.config.dispatch.timeout_ms
     const callId = item.call.id
-    return executeCall(item.tool, args, (signal) => new CallContext(host, callId, signal, this.#progressOf(callId)), {
+    return executeCall(item.tool, args, (signal) => new CallContext(host, callId, signal, this.#progressOf(callId), this.#reportLog), {
       timeoutMs,
       graceMs: host.config.dispatch.interrupt_grace_ms,
       onAbandon: this.#abandonWarning(callId),
@@ -181,6 +196,12 @@ export class HostAdmission {
 
   #abandonWarning(callId: string): (why: string) => void {
     return (why) => this.#host.log.warn(`${why}; its worker slot and path reservations are released now (tools must honour ctx.signal)`, { callId })
+  }
+
+  // A handler's `ctx.log` line: into the host's log, and a `log` event for listeners (MCP clients).
+  readonly #reportLog: LogReporter = (callId, level, message, fields) => {
+    this.#host.log[level](message, fields)
+    if (this.#events.isListening) this.#events.emit({ type: 'log', id: callId, level, message, ...(fields === undefined ? {} : { fields }) })
   }
 
   #progressOf(callId: string): ToolContext['progress'] {

@@ -2,15 +2,21 @@ import path from 'node:path'
 import { logSchedulingEvents } from '../observe/log-events.js'
 import { loadEnvFile } from '../config/env-file.js'
 import { DISPATCH_MODES, PERMISSION_MODES } from '../config/types.js'
-import { checkChoice, resolveSetup, underRoot } from './setup.js'
-import type { HostOptions } from './host-types.js'
-import { Host } from './host.js'
+import { checkChoice, resolveSetup, withPermissionOverrides } from './setup.js'
+import type { HostOptions, HostServices } from './host-types.js'
+import { Host, type HostParts } from './host.js'
 import { builtinPluginFiles, duplicatesBuiltins } from '../loader/builtin-plugins.js'
 import { loadPlugins } from '../loader/load-plugins.js'
+import { createLogger } from '../contract/logger.js'
 import { AUDIENCES } from '../contract/messages.js'
 import { isOpenTelemetryRegistered } from '../otel/detect.js'
-import { attachProcessRegistry } from '../processes/attach-processes.js'
+import { PermissionGate } from '../permissions/permission-gate.js'
+import { openProcessRegistry } from '../processes/attach-processes.js'
 import { startTempSweep } from '../workspace/sweep-temp-files.js'
+import { underRoot } from '../workspace/paths.js'
+
+// The services createHost attaches as each subsystem starts; the host reads them, read-only.
+type AttachedServices = { -readonly [K in keyof HostServices]: HostServices[K] }
 
 /**
  * Creates a host: loads config (file or object), the .env file, and the plugin folders.
@@ -25,21 +31,32 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   checkChoice('createHost({ mode })', options.mode, DISPATCH_MODES)
   checkChoice('createHost({ permissionMode })', options.permissionMode, PERMISSION_MODES)
   checkChoice('createHost({ audience })', options.audience, AUDIENCES)
-  const setup = resolveSetup(options, options.env)
-  const host = new Host(setup, options)
-  await attachProcessRegistry(host)
-  startTempSweep(host) // temp files of killed writes, in the background
+  const resolved = resolveSetup(options, options.env)
+  const setup = { ...resolved, config: withPermissionOverrides(resolved.config, options) }
+  const log = options.log ?? createLogger()
+  const env = options.env ?? process.env
+  // The permission system first: a bad rule fails start-up before any process is adopted.
+  const authoriser = options.authoriser ?? new PermissionGate({ config: setup.config, configFile: setup.file, root: setup.root, approve: options.approve, log, audience: options.audience ?? 'developer' })
+  const opened = await openProcessRegistry({ root: setup.root, config: setup.config, configFile: setup.file, log, env })
+  const sweep = startTempSweep({ root: setup.root, log }) // temp files of killed writes, in the background
+  const services: AttachedServices = { processes: opened.processes, tempSweep: sweep.done }
+  const parts: HostParts = { log, authoriser, services, pluginReport: { loaded: [], failed: [], toolsByFile: new Map() }, envFile: undefined }
+  const host = new Host(setup, options, parts)
+  // Closed in reverse: the sweep, the processes, then the permission gate (its audit log last).
+  if (authoriser instanceof PermissionGate && authoriser !== options.authoriser) host.onClose(() => authoriser.close())
+  host.onClose(() => opened.close())
+  host.onClose(() => sweep.stop())
   // Events cost nothing while nobody listens, so they are logged only when asked for.
-  if (options.logEvents ?? (options.env ?? process.env).TOOLHOST_LOG?.trim().toLowerCase() === 'debug') logSchedulingEvents(host, host.log)
+  if (options.logEvents ?? env.TOOLHOST_LOG?.trim().toLowerCase() === 'debug') logSchedulingEvents(host, host.log)
   // Observers are loaded only when asked for (or, for OpenTelemetry, when an SDK is registered).
   if (options.traceFile !== undefined) (await import('../observe/trace-file.js')).recordTraceFile(host, path.resolve(options.cwd ?? process.cwd(), options.traceFile))
   if (options.openTelemetry ?? isOpenTelemetryRegistered()) (await import('../otel/instrument-host.js')).instrumentHost(host)
   if (setup.config.env_file !== '') {
     const file = underRoot(setup.root, setup.config.env_file)
-    host.envFile = { file, set: loadEnvFile(file, options.env) }
+    parts.envFile = { file, set: loadEnvFile(file, options.env) }
   }
   // Live limits: config.yaml is watched beside the plugin folders (same switch), loaded only when on.
-  if (setup.file !== undefined && (setup.config.plugins.watch || options.watch === true)) (await import('../loader/watch-config.js')).watchConfig(host, setup.file, setup.config)
+  if (setup.file !== undefined && (setup.config.plugins.watch || options.watch === true)) services.configWatcher = (await import('../loader/watch-config.js')).watchConfig(host, setup.file, resolved.config)
   if (options.loadPlugins !== false) {
     // The package's own plugins come from `plugins.builtins`, whatever the current folder; user
     // folders come on top.
@@ -48,15 +65,14 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
       ...setup.config.plugins.dirs.map((d) => path.resolve(setup.baseDir, d)),
       ...(options.plugins ?? []).map((d) => path.resolve(options.cwd ?? process.cwd(), d)),
     ].filter((dir) => !duplicatesBuiltins(dir, builtins))
-    host.pluginReport = await loadPlugins(dirs, host.registry, { files: builtins, importTimeoutMs: setup.config.plugins.import_timeout_ms })
-    for (const failure of host.pluginReport.failed) host.log.error(`plugin ${failure.file} failed to load: ${failure.message}`)
-    if (setup.config.plugins.watch || options.watch === true) (await import('../loader/watch-plugins.js')).watchHostPlugins(host, dirs)
+    parts.pluginReport = await loadPlugins(dirs, host.registry, { files: builtins, importTimeoutMs: setup.config.plugins.import_timeout_ms })
+    for (const failure of parts.pluginReport.failed) host.log.error(`plugin ${failure.file} failed to load: ${failure.message}`)
+    if (setup.config.plugins.watch || options.watch === true) services.pluginWatcher = (await import('../loader/watch-plugins.js')).watchHostPlugins(host, dirs)
   }
   // Loaded only when configured, so hosts without MCP servers never load the MCP client.
-  if (Object.keys(setup.config.mcp_servers).length > 0) await (await import('../mcp/client.js')).connectMcpServers(host)
+  if (Object.keys(setup.config.mcp_servers).length > 0) services.mcpClients = await (await import('../mcp-client/connect-servers.js')).connectMcpServers(host)
   return host
 }
 
 // Options are checked at start-up, like config.yaml: an unknown mode ran as some other, and an
 // unknown audience broke every failed call's message.
-

@@ -1,65 +1,35 @@
-/** The host's option and stage types (types only), kept apart so host.ts holds behaviour. */
+/** The host's option, service and stage types (types only), kept apart so host.ts holds behaviour. */
 import type { DispatchMode, PermissionMode } from '../config/types.js'
 import type { ExplainedCall } from '../dispatch/schedule/explain-plan.js'
 import type { Footprint, FootprintOrigin } from '../dispatch/admit/footprint.js'
-import type { SchedulerEvent } from '../dispatch/schedule/scheduler.js'
 import type { ConfigSource } from './setup.js'
-import type { Host } from './host.js'
 import type { Audience } from '../contract/messages.js'
-import type { ApproveHandler, StandbyApprover } from '../permissions/approvals.js'
+import type { ConfigWatcher } from '../loader/watch-config.js'
+import type { PluginWatcher } from '../loader/watch-plugins.js'
+import type { McpClientConnection } from '../mcp-client/client-host.js'
+import type { ApproveHandler } from '../permissions/approvals.js'
+import type { Authoriser } from '../permissions/authoriser.js'
+import type { ProcessRegistry } from '../processes/process-registry.js'
 import type { ToolRegistry } from '../registry/registry.js'
-import type { AnyTool, AskHandler, Logger, LogLevel, ToolCall, ToolError } from '../contract/types.js'
-
-/** One call handed to the authorisation stage. */
-export interface AuthoriseItem {
-  index: number
-  call: ToolCall
-  tool: AnyTool
-  args: Record<string, unknown>
-}
-
-/** Run (with possibly updated arguments, maybe after an approval `gate`), or refuse with an error. */
-export type AuthoriseDecision =
-  | { run: true; args: Record<string, unknown>; gate?: Promise<ToolError | undefined> }
-  | { run: false; error: ToolError }
-
-/** The authorisation stage: sees a whole batch at once, so approvals can be asked together. */
-export interface Authoriser {
-  authorise(items: readonly AuthoriseItem[], context: { signal?: AbortSignal; host: Host }): Promise<AuthoriseDecision[]>
-  /**
-   * The same decisions made synchronously when they need no waiting (calls needing a person still
-   * get their `gate`); undefined when they do. Optional: without it every batch is decided through
-   * `authorise`, its calls holding their places in the schedule meanwhile.
-   */
-  authoriseNow?(items: readonly AuthoriseItem[], context: { signal?: AbortSignal; host: Host }): AuthoriseDecision[] | undefined
-  /** The host is closing: stop waiting for people (refuse calls still waiting for an approval). */
-  shutdown?(): void
-  /** Adds an approver asked when no one else can be (the console while open); returns its remover. */
-  attachStandby?(approver: StandbyApprover): () => void
-  /** What it would decide for each call, with no side effects (for `explain`). */
-  preview?(items: readonly AuthoriseItem[], context: { host: Host }): Promise<Array<{ outcome: 'allow' | 'ask' | 'deny'; by: string; reason: string }>>
-}
+import type { AskHandler, Logger, ToolError } from '../contract/types.js'
 
 /**
- * The host's own events about calls, around the scheduler's: each call it schedules (with its tool,
- * its batch, its footprint kind and its permission: allowed, waiting for a person's approval, or
- * held while its availability and permission checks are decided), each call refused before
- * scheduling (parse, lookup, validation or permission), how a held call's checks came out
- * (`checked`: allowed, refused, or asking a person), and each approval a person gave or refused.
- * Like every event, built only while someone listens.
+ * The subsystems a host holds (`host.services`; tools see `processes` as `ctx.services.processes`).
+ * `processes` and `tempSweep` start with the host; the others exist only when configured, and are
+ * absent until then.
  */
-export type CallEvent =
-  | { type: 'admitted'; id: string; name: string; batch: number; at: number; footprint: Footprint['kind']; permission: 'allow' | 'ask' | 'check' }
-  | { type: 'refused'; id: string; name: string; batch: number; at: number; code: string; message: string }
-  | { type: 'checked'; id: string; at: number; outcome: 'allowed' | 'asking' | 'refused'; code?: string }
-  | { type: 'approval'; id: string; at: number; outcome: 'approved' | 'denied'; code?: string }
-
-export type HostEvent =
-  | SchedulerEvent
-  | CallEvent
-  | { type: 'progress'; id: string; message: string; progress?: number; total?: number }
-  /** A line a handler wrote with `ctx.log` (it is in the host's log too). */
-  | { type: 'log'; id: string; level: LogLevel; message: string; fields?: Record<string, unknown> }
+export interface HostServices {
+  /** The host's process registry: what `terminal` and `process` use. */
+  readonly processes: ProcessRegistry
+  /** The start-up sweep of temp files left by interrupted writes: what it removed, once done. */
+  readonly tempSweep: Promise<{ removed: string[] }>
+  /** The `mcp_servers` connections (MCP client), when any is configured. */
+  readonly mcpClients?: readonly McpClientConnection[]
+  /** Hot reload of the plugin folders, when on (`plugins.watch`, `serve --watch`). */
+  readonly pluginWatcher?: PluginWatcher
+  /** Live limits from config.yaml, when on (`plugins.watch`, `serve --watch`). */
+  readonly configWatcher?: ConfigWatcher
+}
 
 export interface HostOptions extends ConfigSource {
   /** Extra plugin folders, added to `plugins.dirs` (relative to the process cwd). */

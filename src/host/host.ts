@@ -1,6 +1,6 @@
 import { toCalls } from '../adapters/parse-batch.js'
 import type { ModelFormat } from '../adapters/format.js'
-import { StrictTools } from '../adapters/openai-strict.js'
+import { StrictTools } from '../dispatch/admit/strict-tools.js'
 import { renderDefinitions, renderResults, type DefinitionsOf, type MessagesOf } from '../adapters/render.js'
 import { withLiveKeys } from '../config/live-config.js'
 import { DISPATCH_MODES, type DispatchMode, type ToolhostConfig } from '../config/types.js'
@@ -14,20 +14,35 @@ import { Scheduler } from '../dispatch/schedule/scheduler.js'
 import type { WorkerPool } from '../dispatch/schedule/worker-pool.js'
 import { describeThrown } from '../contract/errors.js'
 import { HostAdmission } from './admission.js'
-import { checkChoice, underRoot, withPermissionOverrides } from './setup.js'
-import type { Authoriser, DefinitionsQuery, HostEvent, HostOptions, PlannedCall, RunOptions } from './host-types.js'
+import { checkChoice } from './setup.js'
+import type { DefinitionsQuery, HostOptions, HostServices, PlannedCall, RunOptions } from './host-types.js'
 import { Listeners } from '../contract/listeners.js'
 import type { PluginLoadReport } from '../loader/load-plugins.js'
-import { createLogger } from '../contract/logger.js'
 import type { Audience } from '../contract/messages.js'
-import { isCaseInsensitiveFs } from '../workspace/paths.js'
-import { PermissionGate } from '../permissions/permission-gate.js'
+import { isCaseInsensitiveFs, underRoot } from '../workspace/paths.js'
+import type { HostEvent } from '../observe/host-events.js'
+import type { Authoriser } from '../permissions/authoriser.js'
 import { registry as processRegistry, type ToolRegistry } from '../registry/registry.js'
-import type { AnyTool, AskHandler, HostServices, Logger, LogLevel, OpenAIToolDefinition, SessionState, ToolCall, ToolResult } from '../contract/types.js'
+import type { AnyTool, AskHandler, Logger, OpenAIToolDefinition, SessionState, ToolCall, ToolResult } from '../contract/types.js'
 
-// createHost lives in create-host.ts; it is re-exported here, where callers have always found it.
-export { createHost } from './create-host.js'
-export type { Authoriser, AuthoriseDecision, AuthoriseItem, CallEvent, DefinitionsQuery, HostEvent, HostOptions, PlannedCall, RunOptions } from './host-types.js'
+// The host's types, where the package entry has always found them (each is defined below the host).
+export type { AuthoriseDecision, AuthoriseItem } from '../dispatch/admit/authorise-item.js'
+export type { CallEvent, HostEvent } from '../observe/host-events.js'
+export type { Authoriser } from '../permissions/authoriser.js'
+export type { DefinitionsQuery, HostOptions, HostServices, PlannedCall, RunOptions } from './host-types.js'
+
+/**
+ * What createHost hands the host it builds, and keeps in order to finish it: the subsystems it
+ * attaches as they start, the plugin report and the .env file once read. Internal: the host only
+ * reads it; a user sees the read-only `services`, `pluginReport` and `envFile`.
+ */
+export interface HostParts {
+  readonly log: Logger
+  readonly authoriser: Authoriser
+  readonly services: HostServices
+  pluginReport: PluginLoadReport
+  envFile: { file: string; set: string[] } | undefined
+}
 
 /**
  * A toolhost: a registry of tools, a config, a workspace root and a scheduler. Hand it calls, get
@@ -43,7 +58,6 @@ export class Host {
   readonly registry: ToolRegistry
   readonly log: Logger
   readonly session: SessionState
-  readonly services: HostServices = {} as HostServices
   readonly ask: AskHandler | undefined
   readonly mode: DispatchMode
   /** Who reads the calls' errors (see `HostOptions.audience`). */
@@ -52,10 +66,7 @@ export class Host {
   readonly maxWorkersFrom: 'config' | 'TOOLHOST_MAX_WORKERS'
   /** The environment tools are gated on (and the .env file is loaded into). */
   readonly env: NodeJS.ProcessEnv
-  pluginReport: PluginLoadReport = { loaded: [], failed: [], toolsByFile: new Map() }
-  /** The .env file read at start-up and the names of the variables it set (never their values). */
-  envFile: { file: string; set: string[] } | undefined
-  authoriser: Authoriser
+  readonly #parts: HostParts
   readonly #scheduler: Scheduler
   // Replaced (never mutated) when a reloaded config.yaml changes a live key: a call reads it as it starts.
   #config: ToolhostConfig
@@ -68,27 +79,25 @@ export class Host {
   readonly #strict = new StrictTools()
   readonly #admission: HostAdmission
 
-  constructor(setup: { config: ToolhostConfig; file: string | undefined; root: string; maxWorkers: number; maxWorkersFrom?: Host['maxWorkersFrom'] }, options: HostOptions) {
-    this.#config = withPermissionOverrides(setup.config, options)
+  /**
+   * Hosts come from `createHost`, which resolves `setup` (the config with the permission options in
+   * place) and the `parts` it attaches.
+   */
+  constructor(setup: { config: ToolhostConfig; file: string | undefined; root: string; maxWorkers: number; maxWorkersFrom?: Host['maxWorkersFrom'] }, options: HostOptions, parts: HostParts) {
+    this.#parts = parts
+    this.#config = setup.config
     this.configFile = setup.file
     this.root = setup.root
     this.maxWorkersFrom = setup.maxWorkersFrom ?? 'config'
     this.env = options.env ?? process.env
     this.registry = options.registry ?? processRegistry
-    this.log = options.log ?? createLogger()
+    this.log = parts.log
     this.ask = options.ask
     this.mode = options.mode ?? setup.config.dispatch.mode
     this.audience = options.audience ?? 'developer'
     // Events are emitted from inside the scheduler: a listener that throws must not cost a call its
     // result or its release, nor keep the other listeners from hearing the event.
     this.#events = new Listeners((error, event) => this.log.warn(`an event listener threw on "${event.type}" for ${event.id}: ${describeThrown(error)}`))
-    if (options.authoriser) {
-      this.authoriser = options.authoriser
-    } else {
-      const gate = new PermissionGate({ config: this.config, configFile: setup.file, root: setup.root, approve: options.approve, log: this.log, audience: this.audience })
-      this.authoriser = gate
-      this.onClose(() => gate.close())
-    }
     this.session = { cwd: setup.root, values: new Map() }
     const caseInsensitive = isCaseInsensitiveFs(setup.root)
     this.#footprints = { root: setup.root, caseInsensitive, sets: behaviourSets(setup.config) }
@@ -111,6 +120,26 @@ export class Host {
     this.#admission = new HostAdmission({ host: this, scheduler: this.#scheduler, strict: this.#strict, admit: this.#admit, events: this.#events, results, now: this.#now })
     // Estimates a previous run left (`dispatch.duration_estimates`); a bad file is reported and ignored.
     this.#scheduler.estimates.load((message) => this.log.warn(message))
+  }
+
+  /** The subsystems this host holds: its process registry, the start-up temp sweep, and those configured (MCP clients, watchers). */
+  get services(): HostServices {
+    return this.#parts.services
+  }
+
+  /** The plugin files loaded and those that failed (each with its error; the others still loaded). */
+  get pluginReport(): PluginLoadReport {
+    return this.#parts.pluginReport
+  }
+
+  /** The .env file read at start-up and the names of the variables it set (never their values). */
+  get envFile(): { file: string; set: string[] } | undefined {
+    return this.#parts.envFile
+  }
+
+  /** The permission system in use (`HostOptions.authoriser`, else a `PermissionGate` from `permissions.*`). */
+  get authoriser(): Authoriser {
+    return this.#parts.authoriser
   }
 
   /** The config in force: as loaded, with live keys replaced when config.yaml changes (`applyLiveConfig`). */
@@ -265,11 +294,5 @@ export class Host {
     await this.#scheduler.onIdle()
     for (const closer of this.#closers.splice(0).reverse()) await closer()
     await this.#scheduler.estimates.save((message) => this.log.warn(message))
-  }
-
-  /** A handler's `ctx.log` line: into the host's log, and a `log` event for listeners (MCP clients). */
-  reportLog(callId: string, level: LogLevel, message: string, fields?: Record<string, unknown>): void {
-    this.log[level](message, fields)
-    if (this.#events.isListening) this.#events.emit({ type: 'log', id: callId, level, message, ...(fields === undefined ? {} : { fields }) })
   }
 }

@@ -58,11 +58,6 @@ export function resolveSetup(source: ConfigSource, env: NodeJS.ProcessEnv = proc
   return { ...loaded, root, maxWorkers, maxWorkersFrom }
 }
 
-/** A path from config: absolute as given, else relative to the workspace root. */
-export function underRoot(root: string, configured: string): string {
-  return path.resolve(root, configured)
-}
-
 /**
  * The config with the `permissionMode` and `audit` options of `createHost` in place of config.yaml's
  * `permissions.mode` and `permissions.audit_log` (the options win); the same object when neither is given.

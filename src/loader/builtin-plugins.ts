@@ -1,5 +1,6 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { BUILTIN_TOOLSETS } from '../config/builtin-toolsets.js'
 
 // Built, this file is dist/src/loader/builtin-plugins.js and the built-in plugins are the compiled
 // dist/plugins/*.js; in development it is src/loader/builtin-plugins.ts beside plugins/*.ts.
@@ -11,16 +12,6 @@ export const BUILTIN_PLUGINS_DIR = fileURLToPath(new URL('../../plugins/', impor
 // Built, the sources of the built-in plugins are ../../../plugins (the repository's plugins/, absent
 // from an installed package).
 const BUILTIN_SOURCES_DIR = OWN_EXTENSION === '.js' ? fileURLToPath(new URL('../../../plugins/', import.meta.url)) : undefined
-
-/** Each built-in toolset and the plugin files (names without extension) that register it. */
-export const BUILTIN_TOOLSETS: Readonly<Record<string, readonly string[]>> = {
-  basics: ['basics'],
-  files: ['files', 'search'],
-  interaction: ['clarify'],
-  notify: ['webhook'],
-  terminal: ['terminal'],
-  web: ['web-search'],
-}
 
 /**
  * The built-in plugin files to load for `plugins.builtins`: every one (`true`), none (`false`), or

@@ -3,7 +3,7 @@ import path from 'node:path'
 import { diffConfig, liveValue, type ConfigChange } from '../config/live-config.js'
 import { loadConfig } from '../config/load-config.js'
 import type { ToolhostConfig } from '../config/types.js'
-import type { HostServices, Logger } from '../contract/types.js'
+import type { Logger } from '../contract/types.js'
 
 /** What a config watcher needs of the host. */
 export interface ReloadableHost {
@@ -11,7 +11,6 @@ export interface ReloadableHost {
   /** Takes the live keys of `next` for calls not yet started. */
   applyLiveConfig(next: ToolhostConfig): void
   onClose(closer: () => void): void
-  services: HostServices
 }
 
 /** What one reload did. */
@@ -72,7 +71,6 @@ export function watchConfig(host: ReloadableHost, file: string, loaded: Toolhost
       return state.loaded
     },
   }
-  host.services.configWatcher = handle
   host.onClose(() => handle.close())
   return handle
 }
@@ -101,11 +99,4 @@ export function reloadConfig(host: ReloadableHost, file: string, before: Toolhos
   }
   if (change.restart.length > 0) host.log.warn(`${file}: ${change.restart.join(', ')} changed; ${change.restart.length === 1 ? 'it takes' : 'they take'} effect on restart`)
   return { kind: 'applied', change, next }
-}
-
-declare module '../contract/types.js' {
-  interface HostServices {
-    /** Live limits from config.yaml, when on (`plugins.watch`, `serve --watch`). */
-    configWatcher?: ConfigWatcher
-  }
 }

@@ -1,7 +1,7 @@
 import { existsSync, statSync, watch, type FSWatcher } from 'node:fs'
 import path from 'node:path'
 import type { RegistryEntry, ToolRegistry } from '../registry/registry.js'
-import type { HostServices, Logger } from '../contract/types.js'
+import type { Logger } from '../contract/types.js'
 import { loadPluginFile, type PluginLoadOptions } from './load-plugins.js'
 
 /** What one reload did. */
@@ -108,7 +108,7 @@ export async function reloadFile(file: string, registry: ToolRegistry, options: 
  * @example
  * if (config.plugins.watch) watchHostPlugins(host, pluginDirs)
  */
-export function watchHostPlugins(host: { log: Logger; registry: ToolRegistry; onClose(closer: () => void): void; services: HostServices; config: { plugins: { import_timeout_ms: number } } }, dirs: readonly string[]): PluginWatcher {
+export function watchHostPlugins(host: { log: Logger; registry: ToolRegistry; onClose(closer: () => void): void; config: { plugins: { import_timeout_ms: number } } }, dirs: readonly string[]): PluginWatcher {
   const watcher = watchPlugins(dirs, host.registry, {
     importTimeoutMs: host.config.plugins.import_timeout_ms,
     onReload: (event) => {
@@ -119,14 +119,6 @@ export function watchHostPlugins(host: { log: Logger; registry: ToolRegistry; on
       }
     },
   })
-  host.services.pluginWatcher = watcher
   host.onClose(() => watcher.close())
   return watcher
-}
-
-declare module '../contract/types.js' {
-  interface HostServices {
-    /** Hot reload of the plugin folders, when on (`plugins.watch`, `serve --watch`). */
-    pluginWatcher?: PluginWatcher
-  }
 }

@@ -1,4 +1,4 @@
-import type { HostEvent } from '../host/host-types.js'
+import type { HostEvent } from '../observe/host-events.js'
 import type { Host } from '../host/host.js'
 import type { LogLevel } from '../contract/types.js'
 

@@ -14,5 +14,5 @@ export { createMcpServer, notifyOnToolChanges, serveStdio, SERVER_INFO } from '.
 export { serveHttp } from './http.js'
 export type { HttpEndpoint } from './http.js'
 export { McpSessions } from './sessions.js'
-export { connectMcpServers } from './client.js'
-export type { McpClientConnection } from './client.js'
+export { connectMcpServers } from '../mcp-client/connect-servers.js'
+export type { McpClientConnection } from '../mcp-client/client-host.js'

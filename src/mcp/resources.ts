@@ -12,7 +12,7 @@ import {
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js'
 import { describeThrown } from '../contract/errors.js'
-import { underRoot } from '../host/setup.js'
+import { underRoot } from '../workspace/paths.js'
 import type { Host } from '../host/host.js'
 import { MAX_LOG_LINES } from '../processes/log-page.js'
 import { workspaceFor } from '../workspace/workspace.js'

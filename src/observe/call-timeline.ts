@@ -1,4 +1,4 @@
-import type { HostEvent } from '../host/host-types.js'
+import type { HostEvent } from './host-events.js'
 import { LaneAllocator } from './lanes.js'
 
 /**

@@ -1,4 +1,4 @@
-import type { HostEvent } from '../host/host-types.js'
+import type { HostEvent } from './host-events.js'
 import { describeRateLimit } from '../dispatch/schedule/rate-limits.js'
 import type { Logger } from '../contract/types.js'
 

@@ -1,6 +1,6 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import type { HostEvent } from '../host/host-types.js'
+import type { HostEvent } from './host-events.js'
 import { CallTimeline, type CallRecord } from './call-timeline.js'
 
 /** One event of the Chrome Trace Event Format (the fields toolhost writes). */

@@ -1,5 +1,5 @@
 import { context, metrics, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Meter, type Span, type Tracer } from '@opentelemetry/api'
-import type { HostEvent } from '../host/host-types.js'
+import type { HostEvent } from '../observe/host-events.js'
 import { CallTimeline, type CallRecord } from '../observe/call-timeline.js'
 
 /** The parts of a host the instrumentation reads (structural, so this file does not import host.ts). */

@@ -2,7 +2,8 @@ import type { PermissionMode } from '../config/types.js'
 import { argumentLimitsOf, checkArgumentLimits } from '../dispatch/admit/argument-limits.js'
 import { bindAsker } from '../dispatch/execute/call-context.js'
 import { describeThrown } from '../contract/errors.js'
-import type { AuthoriseItem, Host } from '../host/host.js'
+import type { AuthoriseItem } from '../dispatch/admit/authorise-item.js'
+import type { AuthorisingHost } from './authoriser.js'
 import { describeSchemaErrors } from '../registry/schema.js'
 import type { PermissionResult, ToolContext, ToolError } from '../contract/types.js'
 import type { SessionApprovals } from './approvals.js'
@@ -58,7 +59,7 @@ export class CallJudge {
   }
 
   /** Judges a call whose tool may have a permission check to wait for. Never rejects. */
-  async judge(item: AuthoriseItem, signal: AbortSignal, host: Host): Promise<Judged> {
+  async judge(item: AuthoriseItem, signal: AbortSignal, host: AuthorisingHost): Promise<Judged> {
     try {
       return await this.#judgeUnsafe(item, signal, host)
     } catch (error) {
@@ -67,7 +68,7 @@ export class CallJudge {
   }
 
   /** Judges calls whose tools have no permission check, at once. */
-  assessAll(items: readonly AuthoriseItem[], host: Host): Judged[] {
+  assessAll(items: readonly AuthoriseItem[], host: AuthorisingHost): Judged[] {
     const judged: Judged[] = new Array(items.length)
     for (let k = 0; k < items.length; k++) {
       const item = items[k]!
@@ -80,7 +81,7 @@ export class CallJudge {
     return judged
   }
 
-  async #judgeUnsafe(item: AuthoriseItem, signal: AbortSignal, host: Host): Promise<Judged> {
+  async #judgeUnsafe(item: AuthoriseItem, signal: AbortSignal, host: AuthorisingHost): Promise<Judged> {
     const { tool } = item
     if (!tool.checkPermissions) return this.#assess(item, item.args, undefined, host)
     let said: unknown
@@ -118,7 +119,7 @@ export class CallJudge {
 
   // Decides a call once the tool had its say. The rule subject is worked out now only when the
   // decision can depend on it; otherwise it is made lazily (see JudgedCall), from the snapshot.
-  #assess(item: AuthoriseItem, args: Record<string, unknown>, toolSay: PermissionResult | undefined, host: Host): JudgedCall {
+  #assess(item: AuthoriseItem, args: Record<string, unknown>, toolSay: PermissionResult | undefined, host: AuthorisingHost): JudgedCall {
     const { tool } = item
     const snapshot = snapshotArgs(args)
     const pathScoped = tool.pathScoped || this.#pathScoped.has(tool.name)
@@ -193,7 +194,7 @@ function checkToolSay(said: unknown): PermissionResult | string {
 }
 
 // Arguments a tool's permission check put in place of the model's are checked like the model's.
-function revalidate(host: Host, name: string, updated: unknown): ToolError | undefined {
+function revalidate(host: AuthorisingHost, name: string, updated: unknown): ToolError | undefined {
   const prefix = `${name} did not run: its permission check produced invalid arguments`
   const suffix = 'this is a fault in the tool, not in your call'
   if (typeof updated !== 'object' || updated === null || Array.isArray(updated)) return { code: 'E_ARGS_INVALID', message: `${prefix} (not an object); ${suffix}` }
@@ -205,7 +206,7 @@ function revalidate(host: Host, name: string, updated: unknown): ToolError | und
   return { code: 'E_ARGS_INVALID', message: `${prefix}: ${describeSchemaErrors(entry.validate.errors, updated).join('; ')}; ${suffix}` }
 }
 
-function permissionContext(item: AuthoriseItem, signal: AbortSignal, host: Host): ToolContext {
+function permissionContext(item: AuthoriseItem, signal: AbortSignal, host: AuthorisingHost): ToolContext {
   return {
     signal,
     callId: item.call.id,

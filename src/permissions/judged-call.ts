@@ -1,6 +1,6 @@
 import type { PermissionMode } from '../config/types.js'
 import { describeThrown } from '../contract/errors.js'
-import type { AuthoriseItem } from '../host/host.js'
+import type { AuthoriseItem } from '../dispatch/admit/authorise-item.js'
 import type { AnyTool } from '../contract/types.js'
 import type { AuditEntry, DeferredAuditEntry } from './audit.js'
 import { abbreviate, sortKeys } from './canonical-json.js'

@@ -1,7 +1,8 @@
 import path from 'node:path'
 import type { ToolhostConfig } from '../config/types.js'
 import { ToolhostError } from '../contract/errors.js'
-import type { Authoriser, AuthoriseDecision, AuthoriseItem, Host } from '../host/host.js'
+import type { AuthoriseContext, Authoriser, AuthorisingHost } from './authoriser.js'
+import type { AuthoriseDecision, AuthoriseItem } from '../dispatch/admit/authorise-item.js'
 import { isCaseInsensitiveFs } from '../workspace/paths.js'
 import type { Logger, ToolError } from '../contract/types.js'
 import type { Audience } from '../contract/messages.js'
@@ -86,7 +87,7 @@ export class PermissionGate implements Authoriser {
     }
   }
 
-  async authorise(items: readonly AuthoriseItem[], context: { signal?: AbortSignal; host: Host }): Promise<AuthoriseDecision[]> {
+  async authorise(items: readonly AuthoriseItem[], context: AuthoriseContext): Promise<AuthoriseDecision[]> {
     if (!items.some(hasPermissionCheck)) return this.#decide(this.#judge.assessAll(items, context.host), context.signal)
     // A never-aborted signal is made only when something can read it (a tool's permission check,
     // the approval handler): making an AbortSignal costs more than deciding a call.
@@ -100,7 +101,7 @@ export class PermissionGate implements Authoriser {
    * tool's own permission check; undefined otherwise (then the host calls `authorise`). Calls that
    * need a person still get a `gate` to wait on.
    */
-  authoriseNow(items: readonly AuthoriseItem[], context: { signal?: AbortSignal; host: Host }): AuthoriseDecision[] | undefined {
+  authoriseNow(items: readonly AuthoriseItem[], context: AuthoriseContext): AuthoriseDecision[] | undefined {
     if (items.some(hasPermissionCheck)) return undefined
     return this.#decide(this.#judge.assessAll(items, context.host), context.signal)
   }
@@ -153,7 +154,7 @@ export class PermissionGate implements Authoriser {
    * What the gate would decide for each call, without asking anyone, running anything or writing
    * the audit log (`toolhost explain`). A tool's own `checkPermissions` is consulted.
    */
-  async preview(items: readonly AuthoriseItem[], context: { host: Host }): Promise<PermissionPreview[]> {
+  async preview(items: readonly AuthoriseItem[], context: { host: AuthorisingHost }): Promise<PermissionPreview[]> {
     const signal = new AbortController().signal
     const judged = await Promise.all(items.map((item) => this.#judge.judge(item, signal, context.host)))
     return judged.map((j): PermissionPreview => {

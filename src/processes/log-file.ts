@@ -2,7 +2,8 @@ import { readdirSync, rmSync, statSync } from 'node:fs'
 import { open, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
-import { RollingBuffer, type NumberedLine } from './rolling-buffer.js'
+import type { NumberedLine } from '../contract/process-service.js'
+import { RollingBuffer } from './rolling-buffer.js'
 
 /** A point in a log file where the number of newlines before it is known. */
 export interface LineMark {

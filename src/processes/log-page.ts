@@ -1,26 +1,6 @@
 import { ToolhostError } from '../contract/errors.js'
 import { MAX_LINE_BYTES, readLogLines, type LogTail } from './log-file.js'
-import type { NumberedLine } from './rolling-buffer.js'
-
-export interface LineRange {
-  from: number
-  to: number
-}
-
-/** One page of a process's output by stable line numbers. */
-export interface LogPage {
-  id: string
-  from: number
-  to: number
-  totalLines: number
-  /** Lines before this one are no longer in memory (they are read from the log file). */
-  firstLineInMemory: number
-  lines: NumberedLine[]
-  fromMemory: LineRange | null
-  fromFile: LineRange | null
-  /** Lines of the page found neither in memory nor in the log file (it was deleted). */
-  missing: LineRange | null
-}
+import type { LineRange, LogPage, NumberedLine } from '../contract/process-service.js'
 
 export const DEFAULT_LOG_LINES = 200
 export const MAX_LOG_LINES = 5000

@@ -2,51 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { closeSync, constants, mkdirSync, openSync, rmSync, statfsSync } from 'node:fs'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { createDeferred } from '../dispatch/schedule/deferred.js'
+import { createDeferred } from '../contract/deferred.js'
+import type { ProcessInfo, ProcessStatus } from '../contract/process-service.js'
 import { LogTail } from './log-file.js'
 import { groupMembers, hasGroupMembers, isOurGroup, MARKER_VARIABLE } from './process-group.js'
 import { sandboxArgv, type SandboxPlan } from './sandbox.js'
 import { processStartTime } from './start-time.js'
-
-export type ProcessStatus = 'running' | 'exited'
-
-/** What `poll`, `list` and `wait` report about a process. */
-export interface ProcessInfo {
-  id: string
-  pid: number
-  command: string
-  /** Absolute working folder. */
-  cwd: string
-  status: ProcessStatus
-  background: boolean
-  notifyOnComplete: boolean
-  /** Started by an earlier host and adopted from the checkpoint (not a child of this one). */
-  adopted: boolean
-  /** ISO time the OS says it started. */
-  startedAt: string
-  /** How long it has run (until it ended, once it has). */
-  uptimeMs: number
-  /** Exit code, or null (ended by a signal, still running, or unknowable for an adopted process). */
-  exitCode: number | null
-  /** The signal that ended it, as the OS reported it to this host. */
-  signal: string | null
-  /** Signals this host sent to its process group, in order. */
-  signalsSent: string[]
-  /** Ran inside the bubblewrap sandbox (`terminal.sandbox`). */
-  sandboxed: boolean
-  /** Processes of its group still running after the leader (the command's shell) exited. */
-  stillRunning?: number
-  note?: string
-  /** Why its output may be missing or incomplete (the log file could not be written or read). */
-  logProblem?: string
-  /** Characters of output so far, and how many rolled out of memory (all are in the log file). */
-  outputChars: number
-  droppedChars: number
-  lines: number
-  tail: string
-  /** Absolute path of the log file holding all its output. */
-  log: string
-}
 
 /** What is needed to follow a process (spawned now or listed in a checkpoint). */
 export interface ProcessSpec {

@@ -5,21 +5,15 @@ import { ToolhostError } from '../contract/errors.js'
 import { Listeners } from '../contract/listeners.js'
 import { isCaseInsensitiveFs } from '../workspace/paths.js'
 import type { Logger } from '../contract/types.js'
+import type { LogPage, ProcessInfo, ProcessService, SpawnOptions, WaitOutcome } from '../contract/process-service.js'
 import { completionOf, CompletionQueue, type ProcessCompletion } from './completions.js'
-import { pageLog, type LogPage } from './log-page.js'
-import { ManagedProcess, type ProcessInfo } from './managed-process.js'
+import { pageLog } from './log-page.js'
+import { ManagedProcess } from './managed-process.js'
 import { ProcessCheckpoint, type CheckpointedState } from './process-checkpoint.js'
 import { processMarker } from './process-group.js'
 import type { SandboxPlan } from './sandbox.js'
 import { resolveWorkingFolder } from './working-folder.js'
 import { stateFolderProblem } from '../workspace/state-files.js'
-
-declare module '../contract/types.js' {
-  interface HostServices {
-    /** The host's process registry: what `terminal` and `process` use. */
-    processes: ProcessRegistry
-  }
-}
 
 export interface ProcessRegistryOptions {
   /** The canonical workspace root: every working folder must be inside it. */
@@ -41,21 +35,6 @@ export interface ProcessRegistryOptions {
   sandboxStatus?: string
 }
 
-export interface SpawnOptions {
-  /** Working folder, relative to the workspace root (default: the root). */
-  cwd?: string
-  /** Variables added to the base environment. */
-  env?: Record<string, string>
-  /** Keeps running after the host closes (and gets a stdin for `write`). */
-  background?: boolean
-  /** Queue a completion when it ends (see `completions()`). */
-  notifyOnComplete?: boolean
-}
-
-export type { LineRange, LogPage } from './log-page.js'
-
-export type WaitOutcome = 'exited' | 'timeout' | 'interrupted'
-
 export type ProcessEvent =
   | { type: 'spawned'; process: ProcessInfo }
   | { type: 'exited'; process: ProcessInfo }
@@ -71,7 +50,7 @@ export type ProcessEvent =
  * const { id } = await processes.spawn('npm test', { background: true, notifyOnComplete: true })
  * for await (const done of processes.completions(signal)) console.log(done.id, done.exitCode)
  */
-export class ProcessRegistry {
+export class ProcessRegistry implements ProcessService {
   readonly options: Readonly<ProcessRegistryOptions>
   readonly #records = new Map<string, ManagedProcess>()
   readonly #listeners: Listeners<ProcessEvent>

@@ -1,8 +1,4 @@
-/** One line of output with its stable 1-based number (counted from the first character ever appended). */
-export interface NumberedLine {
-  n: number
-  text: string
-}
+import type { NumberedLine } from '../contract/process-service.js'
 
 /**
  * The latest `capacity` characters of a stream, with line numbers that stay stable as old text

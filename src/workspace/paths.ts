@@ -189,3 +189,8 @@ export function relativeToRoot(canonical: string, root: string): string {
   const relative = path.relative(root, canonical)
   return relative === '' ? '.' : relative.split(path.sep).join('/')
 }
+
+/** A path from config: absolute as given, else relative to the workspace root. */
+export function underRoot(root: string, configured: string): string {
+  return path.resolve(root, configured)
+}

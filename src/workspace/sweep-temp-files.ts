@@ -1,7 +1,6 @@
 import { lstat, open, opendir, unlink, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import { isTempFileName } from './atomic-write.js'
-import type { HostServices } from '../contract/types.js'
 import { DIR_NOFOLLOW, fdPath, hasFdPaths } from './fd-paths.js'
 
 export interface SweepOptions {
@@ -121,29 +120,32 @@ async function removeIfStale(folder: Folder, name: string, cutoff: number): Prom
   }
 }
 
-/**
- * Starts the sweep of a host's workspace in the background (it never delays start-up) and stops it
- * when the host closes; `host.services.tempSweep` resolves with what it removed.
- *
- * @example
- * startTempSweep(host)
- */
-export function startTempSweep(host: { root: string; log: { info(message: string): void }; services: HostServices; onClose(closer: () => Promise<void>): void }): void {
-  const stop = new AbortController()
-  const sweep = sweepStaleTempFiles(host.root, { signal: stop.signal })
-  host.services.tempSweep = sweep
-  void sweep.then(({ removed }) => {
-    if (removed.length > 0) host.log.info(`removed ${removed.length} temp file(s) left by interrupted writes: ${removed.slice(0, 5).join(', ')}${removed.length > 5 ? ', …' : ''}`)
-  })
-  host.onClose(async () => {
-    stop.abort()
-    await sweep
-  })
+/** A sweep running in the background: what it removed, once done, and how to stop it. */
+export interface TempSweep {
+  readonly done: Promise<{ removed: string[] }>
+  /** Stops the sweep and waits for it (for `host.close()`). */
+  stop(): Promise<void>
 }
 
-declare module '../contract/types.js' {
-  interface HostServices {
-    /** The start-up sweep of temp files left by interrupted writes (see `sweepStaleTempFiles`). */
-    tempSweep?: Promise<{ removed: string[] }>
+/**
+ * Starts the sweep of a host's workspace in the background (it never delays start-up), logging what
+ * it removed; createHost keeps `done` as `host.services.tempSweep` and stops it when the host closes.
+ *
+ * @example
+ * const sweep = startTempSweep({ root, log })
+ * host.onClose(() => sweep.stop())
+ */
+export function startTempSweep(host: { root: string; log: { info(message: string): void } }): TempSweep {
+  const stop = new AbortController()
+  const done = sweepStaleTempFiles(host.root, { signal: stop.signal })
+  void done.then(({ removed }) => {
+    if (removed.length > 0) host.log.info(`removed ${removed.length} temp file(s) left by interrupted writes: ${removed.slice(0, 5).join(', ')}${removed.length > 5 ? ', …' : ''}`)
+  })
+  return {
+    done,
+    async stop() {
+      stop.abort()
+      await done
+    },
   }
 }

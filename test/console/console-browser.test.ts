@@ -10,7 +10,7 @@ import path from 'node:path'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { attachConsole, type AttachedConsole } from '../../src/console/index.js'
-import { createDeferred, type Deferred } from '../../src/dispatch/schedule/deferred.js'
+import { createDeferred, type Deferred } from '../../src/contract/deferred.js'
 import { createHost, defineTool, registry, type Host } from '../../src/index.js'
 import { silentLogger } from '../../src/contract/logger.js'
 

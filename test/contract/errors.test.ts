@@ -6,7 +6,8 @@ import { parseCliArgs } from '../../src/cli/args.js'
 import { parseConfigText } from '../../src/config/load-config.js'
 import { defineTool } from '../../src/contract/define-tool.js'
 import { describeThrown, ERROR_CODES, isErrorCode, isToolhostError, ToolhostError, type ErrorCode } from '../../src/contract/errors.js'
-import { createHost, type Host } from '../../src/host/host.js'
+import { createHost } from '../../src/host/create-host.js'
+import type { Host } from '../../src/host/host.js'
 import { loadPlugins } from '../../src/loader/load-plugins.js'
 import { silentLogger } from '../../src/contract/logger.js'
 import { registry, ToolRegistry } from '../../src/registry/registry.js'
@@ -52,12 +53,19 @@ const TRIGGERS: Record<ErrorCode, { where: string; trigger: () => Promise<string
   E_DENIED: {
     where: 'test/host/host-call.test.ts authoriser',
     trigger: async () => {
-      const previous = host.authoriser
-      host.authoriser = { authorise: async (items) => items.map(() => ({ run: false as const, error: { code: 'E_DENIED', message: 'refused' } })) }
+      // A host of its own over the same (shared) registry, with an authoriser that refuses everything.
+      const refusing = await createHost({
+        config: { plugins: { dirs: [] }, env_file: '' },
+        loadPlugins: false,
+        root: mkdtempSync(path.join(os.tmpdir(), 'toolhost-errors-refusing-')),
+        log: silentLogger,
+        authoriser: { authorise: async (items) => items.map(() => ({ run: false as const, error: { code: 'E_DENIED', message: 'refused' } })) },
+      })
       try {
-        return await callCode({ name: 'no_args', arguments: '{}' })
+        return (await refusing.call({ id: 'e', name: 'no_args', arguments: '{}' })).error?.code
       } finally {
-        host.authoriser = previous
+        await refusing.close()
+        rmSync(refusing.root, { recursive: true, force: true })
       }
     },
   },

@@ -1,6 +1,6 @@
 // The lists the manual keeps of things the code defines stay complete and invented-free: every error
 // code of src/contract/errors.ts in docs/embedding.md (and no other code named anywhere in the docs), and
-// every event type of HostEvent (src/host/host-types.ts, src/dispatch/schedule/scheduler-types.ts) in the event
+// every event type of HostEvent (src/observe/host-events.ts, src/dispatch/schedule/scheduler-types.ts) in the event
 // tables of docs/scheduling.md (and no other there).
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
@@ -37,7 +37,7 @@ describe('the error codes and events the docs list are the code\'s', () => {
   })
 
   test('docs/scheduling.md lists every event type of HostEvent, and no other', () => {
-    const declared = [...declaredEventTypes('src/dispatch/schedule/scheduler-types.ts'), ...declaredEventTypes('src/host/host-types.ts')]
+    const declared = [...declaredEventTypes('src/dispatch/schedule/scheduler-types.ts'), ...declaredEventTypes('src/observe/host-events.ts')]
     expect(declared.length).toBeGreaterThan(10)
     expect(documentedEventTypes().sort()).toEqual([...new Set(declared)].sort())
   })

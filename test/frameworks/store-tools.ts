@@ -1,6 +1,6 @@
 // Tools for the framework adapter tests: a write that waits at a gate, a read of the same key, and a
 // tool answering with an image. The registry and the store are per test.
-import { createDeferred, type Deferred } from '../../src/dispatch/schedule/deferred.js'
+import { createDeferred, type Deferred } from '../../src/contract/deferred.js'
 import { createHost, defineTool, ToolRegistry, type Host, type HostOptions } from '../../src/index.js'
 import { silentLogger } from '../../src/contract/logger.js'
 

@@ -3,7 +3,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { ERROR_CODES } from '../../src/contract/errors.js'
-import { createHost, type Host } from '../../src/host/host.js'
+import { createHost } from '../../src/host/create-host.js'
+import type { Host } from '../../src/host/host.js'
 import { silentLogger } from '../../src/contract/logger.js'
 import { registry } from '../../src/registry/registry.js'
 import type { ToolCall } from '../../src/contract/types.js'
@@ -236,13 +237,20 @@ describe('run: the handler and its result', () => {
   })
 
   test('a refusal by the authoriser → E_DENIED and the handler never runs', async () => {
-    const previous = host.authoriser
-    host.authoriser = { authorise: async (items) => items.map(() => ({ run: false as const, error: { code: 'E_DENIED', message: 'not today' } })) }
+    // A host of its own over the same (shared) registry, with an authoriser that refuses everything.
+    const refusing = await createHost({
+      config: { plugins: { dirs: [] }, env_file: '' },
+      loadPlugins: false,
+      root: mkdtempSync(path.join(os.tmpdir(), 'toolhost-call-refusing-')),
+      log: silentLogger,
+      authoriser: { authorise: async (items) => items.map(() => ({ run: false as const, error: { code: 'E_DENIED', message: 'not today' } })) },
+    })
     try {
-      expect((await call('typed', { name: 'a' })).error).toEqual({ code: 'E_DENIED', message: 'not today' })
+      expect((await refusing.call({ id: 'c1', name: 'typed', arguments: { name: 'a' } })).error).toEqual({ code: 'E_DENIED', message: 'not today' })
       expect(countOf('ran:typed')).toBe(0)
     } finally {
-      host.authoriser = previous
+      await refusing.close()
+      rmSync(refusing.root, { recursive: true, force: true })
     }
   })
 })

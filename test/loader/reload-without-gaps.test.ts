@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { createHost } from '../../src/host/host.js'
+import { createHost } from '../../src/host/create-host.js'
 import { loadPlugins } from '../../src/loader/load-plugins.js'
 import { reloadFile } from '../../src/loader/watch-plugins.js'
 import { silentLogger } from '../../src/contract/logger.js'

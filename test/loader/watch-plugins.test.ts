@@ -4,7 +4,7 @@ import path from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { reloadFile, watchPlugins, type ReloadEvent } from '../../src/loader/watch-plugins.js'
 import { registry } from '../../src/registry/registry.js'
-import { createHost } from '../../src/host/host.js'
+import { createHost } from '../../src/host/create-host.js'
 import { silentLogger } from '../../src/contract/logger.js'
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'toolhost-watch-'))

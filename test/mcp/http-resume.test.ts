@@ -7,7 +7,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
-import { createDeferred, type Deferred } from '../../src/dispatch/schedule/deferred.js'
+import { createDeferred, type Deferred } from '../../src/contract/deferred.js'
 import { createHost, defineTool, ToolRegistry, type Host } from '../../src/index.js'
 import { silentLogger } from '../../src/contract/logger.js'
 import { serveHttp, SSE_RETRY_MS, type HttpEndpoint } from '../../src/mcp/http.js'

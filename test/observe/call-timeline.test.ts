@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { afterEach, describe, expect, test } from 'vitest'
-import { createDeferred } from '../../src/dispatch/schedule/deferred.js'
+import { createDeferred } from '../../src/contract/deferred.js'
 import { createHost, defineTool, registry, type HostEvent, type PermissionResult } from '../../src/index.js'
 import { silentLogger } from '../../src/contract/logger.js'
 import { CallTimeline, type CallRecord } from '../../src/observe/call-timeline.js'

@@ -14,7 +14,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type Re
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest'
-import { createDeferred } from '../../src/dispatch/schedule/deferred.js'
+import { createDeferred } from '../../src/contract/deferred.js'
 import { createHost, defineTool, registry, type HostOptions } from '../../src/index.js'
 import { silentLogger } from '../../src/contract/logger.js'
 import { createMcpServer } from '../../src/mcp/server.js'

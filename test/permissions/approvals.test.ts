@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { createDeferred } from '../../src/dispatch/schedule/deferred.js'
+import { createDeferred } from '../../src/contract/deferred.js'
 import { defineTool, registry, type ApproveHandler, type ToolCall } from '../../src/index.js'
 import { permissionHost, recordingApprover, type RunLog, useFixtureWorkspace } from '../fixtures/permissions/tools.js'
 

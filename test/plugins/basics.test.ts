@@ -1,6 +1,7 @@
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { createHost, type Host } from '../../src/host/host.js'
+import { createHost } from '../../src/host/create-host.js'
+import type { Host } from '../../src/host/host.js'
 import { loadPluginFile } from '../../src/loader/load-plugins.js'
 import { registry } from '../../src/registry/registry.js'
 import type { ToolContext } from '../../src/contract/types.js'

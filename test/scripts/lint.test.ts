@@ -30,3 +30,45 @@ test("new-plugin's output passes the lint; once committed as a built-in, it need
   execFileSync('git', ['add', '--', path.relative(dir, written.plugin)], { cwd: dir })
   expect(lint()).toEqual({ code: 1, output: expect.stringContaining('AGENTS.md: no line for plugins/lint_probe.ts') })
 })
+
+// The layers of src/ (.dependency-cruiser.cjs) hold in whatever folder the lint runs: a tree of a
+// few files, linted once clean, then with a planted circle, then with a planted upward import.
+const lintTree = (files: Record<string, string>): { code: number; output: string } => {
+  const tree = mkdtempSync(path.join(dir, 'layers-'))
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(tree, file)), { recursive: true })
+    writeFileSync(path.join(tree, file), text)
+  }
+  writeFileSync(path.join(tree, 'AGENTS.md'), Object.keys(files).join('\n') + '\n')
+  try {
+    return { code: 0, output: execFileSync(process.execPath, [path.join(REPO, 'scripts/lint.mjs')], { cwd: tree, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }) }
+  } catch (error) {
+    const e = error as { status: number; stdout: string; stderr: string }
+    return { code: e.status, output: e.stdout + e.stderr }
+  }
+}
+
+const CLEAN = {
+  'src/index.ts': "export { b } from './host/b.js'\n",
+  'src/contract/a.ts': 'export type A = { a: number }\n',
+  'src/registry/r.ts': "import type { A } from '../contract/a.js'\nexport const r = (a: A): number => a.a\n",
+  'src/host/b.ts': "import { r } from '../registry/r.js'\nexport const b = r({ a: 1 })\n",
+}
+
+test('the lint refuses an import circle in src/, type-only imports included', () => {
+  expect(lintTree(CLEAN)).toEqual({ code: 0, output: 'lint: ok\n' })
+  const circle = lintTree({ ...CLEAN, 'src/contract/a.ts': "import type { C } from './c.js'\nexport type A = { a: number; c?: C }\n", 'src/contract/c.ts': "import type { A } from './a.js'\nexport type C = { parent: A }\n" })
+  expect(circle.code).toBe(1)
+  expect(circle.output).toContain('src/contract/a.ts → src/contract/c.ts: no-circular (circle: src/contract/a.ts → src/contract/c.ts → src/contract/a.ts)')
+  expect(circle.output).not.toContain(': layer-')
+})
+
+test('the lint refuses an import of a higher layer, and of an entry file', () => {
+  const upward = lintTree({ ...CLEAN, 'src/registry/r.ts': "import type { A } from '../contract/a.js'\nimport type { b } from '../host/b.js'\nexport const r = (a: A): number => a.a\nexport type B = typeof b\n" })
+  expect(upward.code).toBe(1)
+  expect(upward.output).toContain('src/registry/r.ts → src/host/b.ts: layer-registry: registry may import only itself and contract, patterns, http, shell, workspace, adapters')
+  const entry = lintTree({ ...CLEAN, 'src/contract/c.ts': "export type { b } from '../index.js'\n" })
+  expect(entry.output).toContain('src/contract/c.ts → src/index.ts: layer-contract')
+  const unlayered = lintTree({ ...CLEAN, 'src/misc/m.ts': "export { r } from '../registry/r.js'\n" })
+  expect(unlayered.output).toContain('src/misc/m.ts → src/registry/r.ts: no-layer')
+})

@@ -5,7 +5,6 @@ import { missingEnvReason, missingEnvVars } from '../../registry/tool-availabili
 import type { AnyTool, ToolCall, ToolError } from '../../contract/types.js'
 import { argumentLimitsOf } from './argument-limits.js'
 import { computeFootprint, type BehaviourSets, type Footprint } from './footprint.js'
-import { batchBlocker } from '../schedule/plan.js'
 import { parseArguments, resolveTool, unknownToolError, validateArguments } from './prepare.js'
 import { nameMatcher } from './name-matcher.js'
 
@@ -148,3 +147,18 @@ export function behaviourSets(config: ToolhostConfig): BehaviourSets {
 }
 
 export { computeFootprint, type Footprint }
+
+/**
+ * What, among the calls that failed before scheduling, makes the Hermes rule run the batch serially:
+ * arguments that do not parse, or a tool name that is not registered ("unknown tool → serial").
+ *
+ * @example
+ * batchBlocker([{ id: 'c2', parsed: false, code: 'E_ARGS_INVALID' }]) // 'c2 has arguments that do not parse'
+ */
+export function batchBlocker(failed: ReadonlyArray<{ id: string; parsed: boolean; code: string }>): string | undefined {
+  for (const f of failed) {
+    if (!f.parsed) return `${f.id} has arguments that do not parse`
+    if (f.code === 'E_TOOL_UNKNOWN') return `${f.id} names an unknown tool`
+  }
+  return undefined
+}

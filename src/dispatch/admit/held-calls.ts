@@ -1,7 +1,7 @@
 // Calls scheduled before their availability and permission were decided (see Host's admission):
 // what they hold, how the batch's decision is made, and the gate that lets each one run.
 import { describeThrown } from '../../contract/errors.js'
-import type { AuthoriseDecision, AuthoriseItem } from '../../host/host-types.js'
+import type { AuthoriseDecision, AuthoriseItem } from './authorise-item.js'
 import type { ToolError } from '../../contract/types.js'
 import { unavailableError, type AdmitContext, type HiddenTools } from './admit.js'
 import { footprintCovers, type Footprint } from './footprint.js'

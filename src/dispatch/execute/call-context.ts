@@ -1,18 +1,19 @@
 import type { ToolhostConfig } from '../../config/types.js'
-import type { Asker, AskHandler, AskRequest, HostServices, Logger, LogLevel, SessionState, ToolContext } from '../../contract/types.js'
+import type { Asker, AskHandler, AskRequest, Logger, LogLevel, SessionState, ToolContext, ToolServices } from '../../contract/types.js'
 
-/** What every call of one host shares in its context. */
+/** What every call of one host shares in its context (the host satisfies it as it is). */
 export interface SharedContext {
-  root: string
-  config: ToolhostConfig
-  log: Logger
-  session: SessionState
-  ask: AskHandler | undefined
-  services: HostServices
-  env: NodeJS.ProcessEnv
-  /** Where a handler's `ctx.log` lines go besides `log` (the host turns them into `log` events). */
-  reportLog?(callId: string, level: LogLevel, message: string, fields?: Record<string, unknown>): void
+  readonly root: string
+  readonly config: ToolhostConfig
+  readonly log: Logger
+  readonly session: SessionState
+  readonly ask: AskHandler | undefined
+  readonly services: ToolServices
+  readonly env: NodeJS.ProcessEnv
 }
+
+/** Takes a handler's `ctx.log` line in place of the host's log (the host also turns it into a `log` event). */
+export type LogReporter = (callId: string, level: LogLevel, message: string, fields?: Record<string, unknown>) => void
 
 /**
  * The context a handler receives. A class rather than an object literal on purpose: a literal with
@@ -21,7 +22,7 @@ export interface SharedContext {
  * call's logger and asker are lazy for the same reason.
  *
  * @example
- * const ctx = new CallContext(shared, 'call_1', () => controller.signal, (message) => log.info(message))
+ * const ctx = new CallContext(shared, 'call_1', () => controller.signal, (message) => log.info(message), reportLog)
  * ctx.signal.aborted // false
  */
 export class CallContext implements ToolContext {
@@ -29,15 +30,16 @@ export class CallContext implements ToolContext {
   readonly root: string
   readonly config: ToolhostConfig
   readonly session: SessionState
-  readonly services: HostServices
+  readonly services: ToolServices
   readonly env: NodeJS.ProcessEnv
   readonly progress: ToolContext['progress']
   readonly #shared: SharedContext
+  readonly #report: LogReporter | undefined
   readonly #signal: () => AbortSignal
   #log: Logger | undefined
   #ask: Asker | undefined
 
-  constructor(shared: SharedContext, callId: string, signal: () => AbortSignal, progress: ToolContext['progress']) {
+  constructor(shared: SharedContext, callId: string, signal: () => AbortSignal, progress: ToolContext['progress'], report?: LogReporter) {
     this.callId = callId
     this.root = shared.root
     this.config = shared.config
@@ -46,6 +48,7 @@ export class CallContext implements ToolContext {
     this.env = shared.env
     this.progress = progress
     this.#shared = shared
+    this.#report = report
     this.#signal = signal
   }
 
@@ -54,7 +57,7 @@ export class CallContext implements ToolContext {
   }
 
   get log(): Logger {
-    return (this.#log ??= callLogger(this.#shared, this.callId))
+    return (this.#log ??= callLogger(this.#shared.log, this.#report, this.callId))
   }
 
   get ask(): Asker | undefined {
@@ -63,11 +66,10 @@ export class CallContext implements ToolContext {
   }
 }
 
-/** The logger a call's handler sees: the host's log, and the host's `reportLog` when it has one. */
-function callLogger(shared: SharedContext, callId: string): Logger {
-  const report = shared.reportLog
-  if (report === undefined) return shared.log
-  const line = (level: LogLevel) => (message: string, fields?: Record<string, unknown>): void => report.call(shared, callId, level, message, fields)
+/** The logger a call's handler sees: the host's log, or its lines through `report` when there is one. */
+function callLogger(log: Logger, report: LogReporter | undefined, callId: string): Logger {
+  if (report === undefined) return log
+  const line = (level: LogLevel) => (message: string, fields?: Record<string, unknown>): void => report(callId, level, message, fields)
   return { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') }
 }
 

@@ -1,6 +1,6 @@
 import { describeThrown, isErrorCode, isToolhostError } from '../../contract/errors.js'
 import type { AnyTool, ToolContext, ToolError } from '../../contract/types.js'
-import { createDeferred } from '../schedule/deferred.js'
+import { createDeferred } from '../../contract/deferred.js'
 
 const MAX_TIMER_MS = 2 ** 31 - 1
 

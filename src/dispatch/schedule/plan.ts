@@ -16,7 +16,7 @@ export type ModeWaits = Array<Array<{ index: number; reason: string }>>
  * `graph` adds nothing — each call waits only for the earlier calls it conflicts with.
  *
  * `blocker` says why the Hermes rule must run the batch serially for a call that never reached
- * scheduling (arguments that do not parse, a tool name nobody registered); see `batchBlocker`.
+ * scheduling (arguments that do not parse, a tool name nobody registered); see `batchBlocker` (admit).
  *
  * @example
  * planModeWaits('serial', [{ id: 'a', footprint: free }, { id: 'b', footprint: free }])
@@ -94,21 +94,6 @@ function partitionWaits(calls: readonly PlanInput[]): ModeWaits {
 
 function chain(calls: readonly PlanInput[], reason: string): ModeWaits {
   return calls.map((_, index) => (index === 0 ? [] : [{ index: index - 1, reason }]))
-}
-
-/**
- * What, among the calls that failed before scheduling, makes the Hermes rule run the batch serially:
- * arguments that do not parse, or a tool name that is not registered ("unknown tool → serial").
- *
- * @example
- * batchBlocker([{ id: 'c2', parsed: false, code: 'E_ARGS_INVALID' }]) // 'c2 has arguments that do not parse'
- */
-export function batchBlocker(failed: ReadonlyArray<{ id: string; parsed: boolean; code: string }>): string | undefined {
-  for (const f of failed) {
-    if (!f.parsed) return `${f.id} has arguments that do not parse`
-    if (f.code === 'E_TOOL_UNKNOWN') return `${f.id} names an unknown tool`
-  }
-  return undefined
 }
 
 /**

@@ -2,7 +2,7 @@
 import type { ToolError } from '../../contract/types.js'
 import type { ToolProfile } from './duration-estimates.js'
 import type { Execution } from '../execute/execute-call.js'
-import type { JobOutcome, SchedulableCall, Wait } from './scheduler.js'
+import type { JobOutcome, SchedulableCall, Wait } from './scheduler-types.js'
 import type { PoolJob, PoolPlace, RateSlot } from './worker-pool.js'
 
 type JobState = 'pending' | 'running' | 'done'

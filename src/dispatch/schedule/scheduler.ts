@@ -1,7 +1,7 @@
 import { describeThrown } from '../../contract/errors.js'
 import type { ToolError } from '../../contract/types.js'
 import { assignBottomLevels, raiseAncestors, refreshBottomLevels } from './critical-path.js'
-import { createDeferred, type Deferred } from './deferred.js'
+import { createDeferred, type Deferred } from '../../contract/deferred.js'
 import { DurationEstimates, type ToolProfile } from './duration-estimates.js'
 import type { Execution, Outcome } from '../execute/execute-call.js'
 import { Reservations } from './reservations.js'

@@ -3,7 +3,7 @@
 // only (each is refused once its time limit passes), another client's unrelated call is answered
 // meanwhile, and conflicting calls still run in arrival order. Driven by deferreds, not sleeps.
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import { createDeferred } from '../../../src/dispatch/schedule/deferred.js'
+import { createDeferred } from '../../../src/contract/deferred.js'
 import { createHost, defineTool, registry, type Host, type PermissionResult, type ToolResult } from '../../../src/index.js'
 import { silentLogger } from '../../../src/contract/logger.js'
 import { makeRoot } from '../../fixtures/permissions/tools.js'

@@ -2,7 +2,7 @@
 // config.yaml's live keys change starts under the new ones (timeout, rate limit), and while it waits
 // for a person it holds no worker and no rate slot. Driven by deferreds and events, not sleeps.
 import { afterEach, beforeEach, expect, test } from 'vitest'
-import { createDeferred } from '../../../src/dispatch/schedule/deferred.js'
+import { createDeferred } from '../../../src/contract/deferred.js'
 import { createHost, defineTool, registry, type ApprovalAnswer, type ApprovalRequest, type Host, type HostEvent } from '../../../src/index.js'
 import { silentLogger } from '../../../src/contract/logger.js'
 import { makeRoot } from '../../fixtures/permissions/tools.js'

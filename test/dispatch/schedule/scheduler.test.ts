@@ -4,7 +4,7 @@
  * only for listeners. Concurrency is driven by deferred promises; no test here waits on a timer.
  */
 import { describe, expect, test } from 'vitest'
-import { createDeferred, type Deferred } from '../../../src/dispatch/schedule/deferred.js'
+import { createDeferred, type Deferred } from '../../../src/contract/deferred.js'
 import type { Execution, Outcome } from '../../../src/dispatch/execute/execute-call.js'
 import type { Footprint } from '../../../src/dispatch/admit/footprint.js'
 import { ReadyQueue } from '../../../src/dispatch/schedule/ready-queue.js'

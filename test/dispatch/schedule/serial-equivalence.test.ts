@@ -12,7 +12,7 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { DispatchMode } from '../../../src/config/types.js'
 import { defineTool } from '../../../src/contract/define-tool.js'
-import { createHost } from '../../../src/host/host.js'
+import { createHost } from '../../../src/host/create-host.js'
 import { registry } from '../../../src/registry/registry.js'
 import type { ToolCall } from '../../../src/contract/types.js'
 

@@ -9,7 +9,7 @@ import path from 'node:path'
 import { afterAll, expect, test } from 'vitest'
 import { createHost, ToolRegistry } from '../../src/index.js'
 import { silentLogger } from '../../src/contract/logger.js'
-import { REPO } from './serve-helpers.js'
+import { REPO } from '../mcp/serve-helpers.js'
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'toolhost-remote-faults-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))

@@ -4,8 +4,8 @@ import type { Tool as RemoteTool } from '@modelcontextprotocol/sdk/types.js'
 import type { McpServerConfig } from '../config/types.js'
 import { defineTool } from '../contract/define-tool.js'
 import { describeThrown, isToolhostError, ToolhostError } from '../contract/errors.js'
-import type { Host } from '../host/host.js'
 import type { JsonSchema, ScopeEntry, ToolContext, ToolSpec } from '../contract/types.js'
+import type { RemoteToolHost } from './client-host.js'
 import { remoteResultText, remoteResultValue } from './remote-content.js'
 import { strictSchemaCopy } from './remote-schema.js'
 
@@ -51,7 +51,7 @@ export function localName(server: string, tool: string): string {
  * (`parallel_safe: true`); a trusted read-only tool that takes `path`/`paths` is path-scoped (reads),
  * so it waits for an earlier write of the same file. Its results pass through as blocks.
  */
-export function registerRemote(host: Host, remote: RemoteServer, tool: RemoteTool, source: string): void {
+export function registerRemote(host: RemoteToolHost, remote: RemoteServer, tool: RemoteTool, source: string): void {
   const name = localName(remote.server, tool.name)
   const taken = remote.names.get(name)
   if (taken !== undefined) {
@@ -101,7 +101,7 @@ export function registerRemote(host: Host, remote: RemoteServer, tool: RemoteToo
 }
 
 // True when registered; false when the schema does not compile (anything else is noted and true).
-function tryRegister(host: Host, spec: ToolSpec, source: string, remote: RemoteServer, note?: string): boolean {
+function tryRegister(host: RemoteToolHost, spec: ToolSpec, source: string, remote: RemoteServer, note?: string): boolean {
   try {
     host.registry.register(defineTool(spec), { source })
     if (note) {
@@ -127,7 +127,7 @@ function pathScope(schema: JsonSchema): ((args: Record<string, unknown>) => Scop
   }
 }
 
-async function callRemote(host: Host, remote: RemoteServer, remoteName: string, name: string, args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
+async function callRemote(host: RemoteToolHost, remote: RemoteServer, remoteName: string, name: string, args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
   if (!remote.isConnected()) throw new ToolhostError('E_TOOL_UNAVAILABLE', `MCP server ${remote.server} is disconnected; ${name} cannot run now`)
   remote.running.add(ctx.callId)
   try {

@@ -6,10 +6,10 @@ import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createHost, defineTool, ToolRegistry, type AskRequest, type Host, type HostEvent } from '../../src/index.js'
 import { silentLogger } from '../../src/contract/logger.js'
-import { localName } from '../../src/mcp/remote-tool.js'
+import { localName } from '../../src/mcp-client/remote-tool.js'
 import { serveHttp } from '../../src/mcp/http.js'
 import { McpSessions } from '../../src/mcp/sessions.js'
-import { connectInMemory, eventually, makeTempDir, REPO } from './serve-helpers.js'
+import { connectInMemory, eventually, makeTempDir, REPO } from '../mcp/serve-helpers.js'
 
 const fixtureServer = (env: Record<string, string>, parallelSafe: boolean) => ({
   command: process.execPath,

@@ -7,28 +7,9 @@ import { ElicitRequestSchema, ListRootsRequestSchema, ToolListChangedNotificatio
 import type { McpServerConfig } from '../config/types.js'
 import { describeThrown, ToolhostError } from '../contract/errors.js'
 import { shownName } from '../dispatch/admit/suggest.js'
-import type { Host } from '../host/host.js'
 import type { AskHandler, AskSchema } from '../contract/types.js'
+import type { McpClientConnection, McpClientHost } from './client-host.js'
 import { registerRemote, type RemoteServer } from './remote-tool.js'
-
-
-/** One configured MCP server as the host sees it. */
-export interface McpClientConnection {
-  /** The key under `mcp_servers`. */
-  server: string
-  connected: boolean
-  /** Registry names of its tools (`mcp_<server>_<tool>`). */
-  tools: string[]
-  /** Why it is not connected, or a tool that could not be registered as-is. */
-  problems: string[]
-}
-
-declare module '../contract/types.js' {
-  interface HostServices {
-    /** The `mcp_servers` connections (MCP client). */
-    mcpClients?: McpClientConnection[]
-  }
-}
 
 const CONNECT_TIMEOUT_MS = 15_000
 
@@ -39,19 +20,18 @@ const CONNECT_TIMEOUT_MS = 15_000
  * from the server's annotations only when the server is marked `parallel_safe: true`; otherwise every
  * call is a barrier that counts as a write. The client declares `roots` (the workspace root as a
  * `file://` root) and, when the host can ask a person, `elicitation`: a server's questions go to the
- * host's asker. A server that cannot be reached is logged and listed in `host.services.mcpClients`;
- * the host still starts. Clients close (and their tools leave the registry) on `host.close()`.
+ * host's asker. A server that cannot be reached is logged and listed among the connections this
+ * resolves with (createHost keeps them as `host.services.mcpClients`); the host still starts.
+ * Clients close (and their tools leave the registry) on `host.close()`.
  *
  * @example
  * // config.yaml: mcp_servers: { fx: { command: node, args: [server.mjs], parallel_safe: true } }
  * const host = await createHost({ config: 'config.yaml' }) // mcp_fx_* tools are registered
  */
-export async function connectMcpServers(host: Host): Promise<McpClientConnection[]> {
+export async function connectMcpServers(host: McpClientHost): Promise<McpClientConnection[]> {
   const entries = Object.entries(host.config.mcp_servers)
   for (const [name, config] of entries) assertServerConfig(name, config, host.configFile)
-  const connections = await Promise.all(entries.map(([name, config]) => connectOne(host, name, config)))
-  host.services.mcpClients = connections
-  return connections
+  return Promise.all(entries.map(([name, config]) => connectOne(host, name, config)))
 }
 
 function assertServerConfig(name: string, config: McpServerConfig, file: string | undefined): void {
@@ -70,7 +50,7 @@ function assertServerConfig(name: string, config: McpServerConfig, file: string 
   }
 }
 
-async function connectOne(host: Host, server: string, config: McpServerConfig): Promise<McpClientConnection> {
+async function connectOne(host: McpClientHost, server: string, config: McpServerConfig): Promise<McpClientConnection> {
   const connection: McpClientConnection = { server, connected: false, tools: [], problems: [] }
   const source = `mcp:${server}`
   const ask = host.ask

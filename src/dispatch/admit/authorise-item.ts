@@ -1,0 +1,16 @@
+// What admission hands the authorisation stage for each call, and the decision it gets back. The
+// authoriser itself (permissions/authoriser.ts) sits above dispatch and speaks these types.
+import type { AnyTool, ToolCall, ToolError } from '../../contract/types.js'
+
+/** One call handed to the authorisation stage. */
+export interface AuthoriseItem {
+  index: number
+  call: ToolCall
+  tool: AnyTool
+  args: Record<string, unknown>
+}
+
+/** Run (with possibly updated arguments, maybe after an approval `gate`), or refuse with an error. */
+export type AuthoriseDecision =
+  | { run: true; args: Record<string, unknown>; gate?: Promise<ToolError | undefined> }
+  | { run: false; error: ToolError }

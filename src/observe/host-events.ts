@@ -1,0 +1,27 @@
+// The events a host emits about its calls (`host.onEvent`): the scheduler's, the host's own about
+// admission and approvals, and a handler's progress and log lines. Observers (this folder, otel/,
+// the console, MCP) read them; the host sits above and emits them.
+import type { Footprint } from '../dispatch/admit/footprint.js'
+import type { SchedulerEvent } from '../dispatch/schedule/scheduler-types.js'
+import type { LogLevel } from '../contract/types.js'
+
+/**
+ * The host's own events about calls, around the scheduler's: each call it schedules (with its tool,
+ * its batch, its footprint kind and its permission: allowed, waiting for a person's approval, or
+ * held while its availability and permission checks are decided), each call refused before
+ * scheduling (parse, lookup, validation or permission), how a held call's checks came out
+ * (`checked`: allowed, refused, or asking a person), and each approval a person gave or refused.
+ * Like every event, built only while someone listens.
+ */
+export type CallEvent =
+  | { type: 'admitted'; id: string; name: string; batch: number; at: number; footprint: Footprint['kind']; permission: 'allow' | 'ask' | 'check' }
+  | { type: 'refused'; id: string; name: string; batch: number; at: number; code: string; message: string }
+  | { type: 'checked'; id: string; at: number; outcome: 'allowed' | 'asking' | 'refused'; code?: string }
+  | { type: 'approval'; id: string; at: number; outcome: 'approved' | 'denied'; code?: string }
+
+export type HostEvent =
+  | SchedulerEvent
+  | CallEvent
+  | { type: 'progress'; id: string; message: string; progress?: number; total?: number }
+  /** A line a handler wrote with `ctx.log` (it is in the host's log too). */
+  | { type: 'log'; id: string; level: LogLevel; message: string; fields?: Record<string, unknown> }
