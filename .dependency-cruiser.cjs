@@ -20,7 +20,7 @@ const TIERS = [
   { mcp: ['^src/mcp/'], console: ['^src/console/'], frameworks: ['^src/frameworks/'] },
   { cli: ['^src/cli/'] },
   // The package's entry points: nothing inside src/ imports them.
-  { entries: ['^src/index[.]ts$', '^src/(mcp|console|otel)/index[.]ts$'] },
+  { entries: ['^src/index[.]ts$', '^src/(mcp|console|otel|workspace|processes)/index[.]ts$'] },
 ]
 
 // A file belongs to the first layer (lowest tier first) whose path matches, except that an entry

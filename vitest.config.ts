@@ -1,14 +1,16 @@
+import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 
+// `toolhost` and each subpath in tests and examples are the sources (as tsconfig.json's paths say),
+// never dist/: every entry of package.json's exports, ./dist/src/X.js read as ./src/X.ts.
+const manifest = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { exports: Record<string, string | { import: string }> }
+const alias = Object.entries(manifest.exports).flatMap(([key, target]) =>
+  typeof target === 'string' ? [] : [{ find: new RegExp(`^toolhost${key.slice(1).replace('/', '\\/')}$`), replacement: fileURLToPath(new URL(target.import.replace(/^\.\/dist\/(.*)\.js$/, './$1.ts'), import.meta.url)) }],
+)
+
 export default defineConfig({
-  // `toolhost` in tests and examples is the source (as tsconfig.json's paths say), never dist/.
-  resolve: {
-    alias: [
-      { find: /^toolhost$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
-      { find: /^toolhost\/mcp$/, replacement: fileURLToPath(new URL('./src/mcp/index.ts', import.meta.url)) },
-    ],
-  },
+  resolve: { alias },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 20_000,

@@ -1,8 +1,10 @@
 // Built-in file tools: read_file, write_file, patch. Every path goes through the workspace wall
 // (workspaceFor(ctx)): inside the root, off the deny list, symlinks and swaps refused.
 import { lstatSync } from 'node:fs'
-import { applyHunks, canonicalPath, defineTool, isToolhostError, parseUnifiedDiff, registry, replaceExact, ToolhostError, workspaceFor } from 'toolhost'
-import type { BehaviourContext, ResolvedPath, ScopeEntry, ToolContext, Workspace } from 'toolhost'
+import { defineTool, isToolhostError, registry, ToolhostError } from 'toolhost'
+import type { BehaviourContext, ScopeEntry, ToolContext } from 'toolhost'
+import { applyHunks, canonicalPath, parseUnifiedDiff, replaceExact, workspaceFor } from 'toolhost/workspace'
+import type { ResolvedPath, Workspace } from 'toolhost/workspace'
 
 const DEFAULT_LIMIT = 2000
 

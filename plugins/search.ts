@@ -6,8 +6,10 @@ import { lstat, opendir } from 'node:fs/promises'
 import path from 'node:path'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import ignore, { type Ignore } from 'ignore'
-import { compileLinearGlob, compileLinearRegex, defineTool, isTempFileName, LINEAR_REGEX_SYNTAX, registry, ToolhostError, workspaceFor } from 'toolhost'
-import type { LinearRegex, ResolvedPath, ToolContext, Workspace } from 'toolhost'
+import { defineTool, registry, ToolhostError } from 'toolhost'
+import type { ToolContext } from 'toolhost'
+import { compileLinearGlob, compileLinearRegex, isTempFileName, LINEAR_REGEX_SYNTAX, workspaceFor } from 'toolhost/workspace'
+import type { LinearRegex, ResolvedPath, Workspace } from 'toolhost/workspace'
 
 interface SearchArgs {
   pattern: string

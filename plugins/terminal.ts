@@ -1,7 +1,9 @@
 // Built-in terminal and process tools: run shell commands in the workspace, in the foreground or in the
 // background, through the host's process registry (ctx.services.processes).
-import { defineTool, isDangerousForOpenHosts, registry, ToolhostError } from 'toolhost'
-import type { LogPage, ProcessInfo, ToolContext } from 'toolhost'
+import { defineTool, registry, ToolhostError } from 'toolhost'
+import type { ToolContext } from 'toolhost'
+import { isDangerousForOpenHosts } from 'toolhost/processes'
+import type { LogPage, ProcessInfo } from 'toolhost/processes'
 
 /** The tools enforce their own time limits (`timeout_ms`), so the dispatcher's must not cut in first. */
 const MAX_TIMEOUT_MS = 86_400_000

@@ -1,67 +1,20 @@
 /**
- * The public API of toolhost: what plugins import (`registry`, `defineTool`, types) and what an
- * embedding agent loop uses (`createHost`).
+ * `toolhost`: the public API. What a plugin imports (`defineTool`, `registry`, `ToolhostError`, the
+ * tool contract's types) and what an embedding agent loop uses (`createHost`, approvers, loggers,
+ * the host's types). The rest is in subpath entries: `toolhost/workspace` (file tools' helpers),
+ * `toolhost/processes`, `toolhost/mcp`, `toolhost/console`, `toolhost/otel`, `toolhost/ai-sdk`,
+ * `toolhost/openai-agents`. Every export here is used by README.md or docs/; api/toolhost.api.md is
+ * the committed report of this surface (npm run api).
  */
-export { defineTool, TOOL_NAME_PATTERN } from './contract/define-tool.js'
+
+// Writing a tool.
+export { defineTool } from './contract/define-tool.js'
 export type { ArgsOfSchema, ObjectSchema } from './contract/define-tool.js'
-export { MODEL_FORMATS, isModelFormat } from './adapters/format.js'
-export type { ModelFormat } from './adapters/format.js'
-export { parseBatch, toCalls } from './adapters/parse-batch.js'
-export type { DefinitionsOf, MessagesOf } from './adapters/render.js'
-export type { ChatToolMessage } from './adapters/openai-chat.js'
-export type { FunctionCallOutputItem, ResponsesOutputPart, ResponsesToolDefinition } from './adapters/openai-responses.js'
-export type { OpenAIDefinitionOptions } from './adapters/openai-chat.js'
-export type { AnthropicImageType, AnthropicResultPart, AnthropicToolDefinition, AnthropicToolResultBlock, AnthropicToolResultMessage } from './adapters/anthropic.js'
-export type { McpCallToolResult, McpToolAnnotations, McpToolDefinition } from './adapters/mcp-definitions.js'
-export { watchPlugins } from './loader/watch-plugins.js'
-export type { PluginWatcher, ReloadEvent, WatchOptions } from './loader/watch-plugins.js'
-// The MCP server and client load the MCP SDK, so they are not re-exported here (plugins import this
-// file): use `toolhost serve`, or `mcp_servers` in config.
-export type { McpClientConnection } from './mcp-client/client-host.js'
-export { isCallToolResult, isContentBlock, renderBlocksAsText } from './contract/content-blocks.js'
-export { DEFAULT_SCHEMA_DIALECT, schemaDialect } from './registry/schema.js'
-export type { SchemaDialect } from './registry/schema.js'
 export { registry, ToolRegistry } from './registry/registry.js'
 export type { DefinitionQuery, RegistryEntry } from './registry/registry.js'
 export type { AvailabilityOptions } from './registry/tool-availability.js'
-export { ToolhostError, ERROR_CODES, isToolhostError } from './contract/errors.js'
-export { guardStrayErrors } from './host/stray-errors.js'
-export { createLogger, silentLogger } from './contract/logger.js'
+export { ERROR_CODES, ToolhostError, isToolhostError } from './contract/errors.js'
 export type { ErrorCode } from './contract/errors.js'
-export { createHost } from './host/create-host.js'
-export { Host } from './host/host.js'
-export type { Authoriser, AuthoriseDecision, AuthoriseItem, CallEvent, DefinitionsQuery, HostEvent, HostOptions, HostServices, PlannedCall, RunOptions } from './host/host.js'
-export type { Audience } from './contract/messages.js'
-// The framework adapters load their framework, so they are subpath exports: 'toolhost/ai-sdk', 'toolhost/openai-agents'.
-export { canonicalPath, pathsOverlap, isWithin } from './workspace/paths.js'
-export { Workspace, workspaceFor } from './workspace/workspace.js'
-export type { WorkspaceOptions } from './workspace/workspace.js'
-export { resolveInRoot, isInsideRoot } from './workspace/resolve-in-root.js'
-export type { ResolvedPath } from './workspace/resolve-in-root.js'
-export { isTempFileName, writeFileAtomic } from './workspace/atomic-write.js'
-export { compileLinearGlob, compileLinearRegex, LINEAR_REGEX_SYNTAX } from './patterns/linear-regex.js'
-export type { LinearRegex, LinearRegexOptions } from './patterns/linear-regex.js'
-export type { WriteOutcome } from './workspace/atomic-write.js'
-export { compileDenyList } from './workspace/deny-list.js'
-export type { DenyList } from './workspace/deny-list.js'
-export { replaceExact } from './workspace/edit-text.js'
-export { parseUnifiedDiff, applyHunks } from './workspace/unified-diff.js'
-export type { FilePatch, Hunk } from './workspace/unified-diff.js'
-export { PermissionGate } from './permissions/permission-gate.js'
-export type { PermissionGateOptions, PermissionPreview } from './permissions/permission-gate.js'
-export { approveEverything, withStandby } from './permissions/approvals.js'
-export type { ApprovalAnswer, ApprovalRequest, ApproveHandler, StandbyApprover } from './permissions/approvals.js'
-export type { AuditEntry } from './permissions/audit.js'
-export type { DecidedBy, PermissionDecision } from './permissions/decide.js'
-export { PERMISSION_MODES } from './permissions/modes.js'
-export { createTerminalApprove } from './cli/terminal-approve.js'
-export { ProcessRegistry } from './processes/process-registry.js'
-export type { ProcessEvent, ProcessRegistryOptions } from './processes/process-registry.js'
-export type { LineRange, LogPage, NumberedLine, ProcessInfo, ProcessStatus, SpawnOptions, WaitOutcome } from './contract/process-service.js'
-export type { ProcessCompletion } from './processes/completions.js'
-export { isDangerousCommand, isDangerousForOpenHosts } from './processes/dangerous-commands.js'
-export { loadConfig, parseConfigText } from './config/load-config.js'
-export type { ToolhostConfig, DispatchMode, PermissionMode } from './config/types.js'
 export type {
   Access,
   AnyTool,
@@ -74,8 +27,8 @@ export type {
   AvailabilityContext,
   BehaviourContext,
   CallToolResultValue,
-  ContentBlock,
   CheckOutcome,
+  ContentBlock,
   JsonSchema,
   Logger,
   LogLevel,
@@ -92,3 +45,28 @@ export type {
   ToolResult,
   ToolSpec,
 } from './contract/types.js'
+
+// Embedding: a host (hosts come from createHost; Host is the type of one), its options and events.
+export { createHost } from './host/create-host.js'
+export type { Host } from './host/host.js'
+export type { Authoriser, AuthoriseDecision, AuthoriseItem, CallEvent, DefinitionsQuery, HostEvent, HostOptions, HostServices, PlannedCall, RunOptions } from './host/host.js'
+export type { SchedulerEvent } from './dispatch/schedule/scheduler-types.js'
+export type { Audience } from './contract/messages.js'
+export type { ToolhostConfig, DispatchMode, PermissionMode } from './config/types.js'
+export { approveEverything, withStandby } from './permissions/approvals.js'
+export type { ApprovalAnswer, ApprovalRequest, ApproveHandler, StandbyApprover } from './permissions/approvals.js'
+export { createTerminalApprove } from './cli/terminal-approve.js'
+export type { AuditEntry } from './permissions/audit.js'
+export type { DecidedBy } from './permissions/decide.js'
+export { createLogger, silentLogger } from './contract/logger.js'
+export { guardStrayErrors } from './host/stray-errors.js'
+export { watchPlugins } from './loader/watch-plugins.js'
+export type { PluginWatcher, ReloadEvent, WatchOptions } from './loader/watch-plugins.js'
+
+// The shapes of host.definitions(format) and host.toMessages(results, format) for each model API.
+export type { ModelFormat } from './adapters/format.js'
+export type { DefinitionsOf, MessagesOf } from './adapters/render.js'
+export type { ChatToolMessage, OpenAIDefinitionOptions } from './adapters/openai-chat.js'
+export type { FunctionCallOutputItem, ResponsesOutputPart, ResponsesToolDefinition } from './adapters/openai-responses.js'
+export type { AnthropicImageType, AnthropicResultPart, AnthropicToolDefinition, AnthropicToolResultBlock, AnthropicToolResultMessage } from './adapters/anthropic.js'
+export type { McpCallToolResult, McpToolAnnotations, McpToolDefinition } from './adapters/mcp-definitions.js'

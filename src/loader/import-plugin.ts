@@ -10,10 +10,21 @@ const OWN_EXTENSION = import.meta.url.endsWith('.ts') ? '.ts' : '.js'
 /** The file behind `import … from 'toolhost'`: the public entry of the toolhost that is running. */
 export const TOOLHOST_ENTRY = fileURLToPath(new URL(`../index${OWN_EXTENSION}`, import.meta.url))
 
-/** The files behind the package's bare specifiers, as a plugin must see them. */
-const ENTRIES: Readonly<Record<string, string>> = {
+const entry = (file: string): string => fileURLToPath(new URL(`../${file}${OWN_EXTENSION}`, import.meta.url))
+
+/**
+ * The files behind the package's bare specifiers, as a plugin must see them: one per entry of
+ * package.json's exports (test/package/entry-maps.test.ts checks).
+ */
+export const ENTRIES: Readonly<Record<string, string>> = {
   toolhost: TOOLHOST_ENTRY,
-  'toolhost/mcp': fileURLToPath(new URL(`../mcp/index${OWN_EXTENSION}`, import.meta.url)),
+  'toolhost/workspace': entry('workspace/index'),
+  'toolhost/processes': entry('processes/index'),
+  'toolhost/mcp': entry('mcp/index'),
+  'toolhost/console': entry('console/index'),
+  'toolhost/otel': entry('otel/index'),
+  'toolhost/ai-sdk': entry('frameworks/ai-sdk'),
+  'toolhost/openai-agents': entry('frameworks/openai-agents'),
 }
 
 const TYPESCRIPT = /\.(ts|mts|cts)$/

@@ -1,6 +1,7 @@
 // Module resolution hook (Node runs it on its loader thread): maps the bare specifiers `toolhost`
-// and `toolhost/mcp` to the entries of the toolhost that is running, so a plugin file anywhere on
-// disk imports the same public API (and registry) as the host, whatever node_modules it sits in.
+// and its subpaths (`toolhost/workspace`, `toolhost/mcp`, …) to the entries of the toolhost that is
+// running, so a plugin file anywhere on disk imports the same public API (and registry) as the
+// host, whatever node_modules it sits in.
 let targets = {}
 
 export function initialize(data) {

@@ -80,7 +80,8 @@ await host.close()
     const dir = kit.project('plugin-kinds')
     const outside = path.join(kit.work, 'outside-plugins')
     mkdirSync(outside)
-    writeFileSync(path.join(outside, 'far.mjs'), "import { defineTool, registry } from 'toolhost'\nregistry.register(defineTool({ name: 'far', description: 'Far away.', parameters: { type: 'object' }, readOnly: () => true, handler: () => 'far ran' }))\n")
+    // Outside any project: 'toolhost' and its subpaths resolve through the loader's hook to the running copy.
+    writeFileSync(path.join(outside, 'far.mjs'), "import { defineTool, registry } from 'toolhost'\nimport { workspaceFor } from 'toolhost/workspace'\nregistry.register(defineTool({ name: 'far', description: 'Far away.', parameters: { type: 'object' }, readOnly: () => true, handler: (args, ctx) => `far ran on the wall of ${workspaceFor(ctx).root === ctx.root ? 'its root' : 'another root'}` }))\n")
     mkdirSync(path.join(dir, 'plugins'))
     writeFileSync(path.join(dir, 'plugins/typed.ts'), "import { defineTool, registry } from 'toolhost'\nconst n: number = 2\nregistry.register(defineTool({ name: 'typed', description: 'Typed.', parameters: { type: 'object' }, readOnly: () => true, handler: () => `typed ${n}` }))\n")
     writeFileSync(
@@ -94,7 +95,7 @@ await host.close()
     )
     const result = await runTraced(dir, 'app.mjs')
     expect(result.code, result.stderr).toBe(0)
-    expect(JSON.parse(result.stdout)).toEqual({ failed: [], contents: ['far ran', 'typed 2'], shared: true })
+    expect(JSON.parse(result.stdout)).toEqual({ failed: [], contents: ['far ran on the wall of its root', 'typed 2'], shared: true })
     expect(result.loaded.some((url) => /\/node_modules\/tsx\//.test(url))).toBe(true)
   }, SLOW)
 
@@ -109,11 +110,15 @@ await host.close()
     expect(result.stderr).not.toContain('output format')
   }, SLOW)
 
-  test("require('toolhost') works from CommonJS (Node 20.19+ loads the ES module)", async () => {
+  test("require('toolhost') and its subpaths for tools work from CommonJS (Node 20.19+ loads the ES modules); Host is no value", async () => {
     const dir = kit.project('commonjs', { name: 'commonjs', private: true, type: 'commonjs' })
-    writeFileSync(path.join(dir, 'app.js'), "const { createHost, defineTool } = require('toolhost')\nconsole.log(typeof createHost, typeof defineTool)\n")
+    writeFileSync(
+      path.join(dir, 'app.js'),
+      "const toolhost = require('toolhost')\nconst { workspaceFor } = require('toolhost/workspace')\nconst { ProcessRegistry } = require('toolhost/processes')\n" +
+        "console.log(typeof toolhost.createHost, typeof toolhost.defineTool, typeof workspaceFor, typeof ProcessRegistry.open, 'Host' in toolhost)\n",
+    )
     const result = await run(process.execPath, ['app.js'], dir)
-    expect(result).toMatchObject({ code: 0, stdout: 'function function\n' })
+    expect(result).toMatchObject({ code: 0, stdout: 'function function function function false\n' })
   }, SLOW)
 })
 

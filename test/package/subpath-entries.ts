@@ -1,4 +1,4 @@
-// The subpath exports (toolhost/mcp, /console, /otel, /ai-sdk, /openai-agents) and the commands that
+// The subpath exports (toolhost/workspace, /processes, /mcp, /console, /otel, /ai-sdk, /openai-agents) and the commands that
 // serve files from the package (serve's console page, --trace-file), proven from the installed
 // tarball. Registered by package.test.ts, so they share its one consumer install.
 import { spawn } from 'node:child_process'
@@ -13,7 +13,7 @@ import { childEnv, FRAMEWORK_PEERS, run, runTraced, typeCheck, type PackageKit, 
 const SLOW = 180_000
 
 /** The subpaths package.json exports, besides '.' (the main entry has its own tests). */
-export const SUBPATHS = ['toolhost/mcp', 'toolhost/console', 'toolhost/otel', 'toolhost/ai-sdk', 'toolhost/openai-agents'] as const
+export const SUBPATHS = ['toolhost/workspace', 'toolhost/processes', 'toolhost/mcp', 'toolhost/console', 'toolhost/otel', 'toolhost/ai-sdk', 'toolhost/openai-agents'] as const
 
 // GETs the console at the printed address: the token is exchanged for the session cookie (303), then
 // the page and each file it loads are fetched with it. Prints what came back as JSON.
@@ -72,6 +72,42 @@ await host.close()
 console.log(JSON.stringify({ server: client.getServerVersion(), tools: tools.map((t) => t.name).sort(), content: called.content }))
 `
 
+const TOOL_HELPERS = `import { createHost, defineTool, ToolRegistry } from 'toolhost'
+import { compileLinearRegex, workspaceFor } from 'toolhost/workspace'
+import { isDangerousForOpenHosts, ProcessRegistry } from 'toolhost/processes'
+
+const registry = new ToolRegistry()
+registry.register(defineTool({
+  name: 'line_count', description: 'Count the lines of a text file.',
+  parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false },
+  readOnly: () => true,
+  handler: async (args, ctx) => {
+    const ws = workspaceFor(ctx)
+    return String((await ws.readFile(ws.resolve(args.path, 'read'))).toString('utf8').split('\\n').length)
+  },
+}))
+const host = await createHost({ root: '.', audit: false, registry, loadPlugins: false })
+const results = await host.run([{ id: 'a', name: 'line_count', arguments: { path: 'notes.txt' } }, { id: 'b', name: 'line_count', arguments: { path: '../outside.txt' } }])
+const options = ProcessRegistry.optionsFromConfig(host.config, host.root)
+await host.close()
+let refused
+try {
+  compileLinearRegex('(a)\\\\1')
+} catch (error) {
+  refused = error.name
+}
+const processes = await ProcessRegistry.open(options)
+const started = await processes.spawn('echo from a process')
+const waited = await processes.wait(started.id, { timeoutMs: 30000 })
+await processes.close()
+console.log(JSON.stringify({
+  counted: results.map((r) => (r.ok ? { ok: true, content: r.content } : { ok: false, code: r.error.code })),
+  regex: [compileLinearRegex('^a+$').test('aaa'), refused],
+  dangerous: [isDangerousForOpenHosts('rm -rf build'), isDangerousForOpenHosts('ls -l')],
+  process: { outcome: waited.outcome, exitCode: waited.process.exitCode, tail: waited.process.tail },
+}))
+`
+
 const FRAMEWORKS = `import { createHost } from 'toolhost'
 import { aiSdkTools } from 'toolhost/ai-sdk'
 import { agentsTools } from 'toolhost/openai-agents'
@@ -94,6 +130,24 @@ console.log(JSON.stringify({ aiNames: Object.keys(aiTools).sort(), aiResult, age
  * error, tsc would report the directive as unused.
  */
 const USES: Record<(typeof SUBPATHS)[number], string> = {
+  'toolhost/workspace': `import { compileLinearRegex, workspaceFor, type ResolvedPath, type Workspace } from 'toolhost/workspace'
+declare const ctx: Parameters<typeof workspaceFor>[0]
+const ws: Workspace = workspaceFor(ctx)
+const file: ResolvedPath = ws.resolve('notes.txt', 'read')
+const text: string = (await ws.readFile(file)).toString('utf8')
+// @ts-expect-error a path is resolved for 'read' or 'write'
+ws.resolve('notes.txt', 'append')
+console.log(text, compileLinearRegex('a+b', { maxComplexity: 100 }).test('aab'))
+`,
+  'toolhost/processes': `import { isDangerousForOpenHosts, ProcessRegistry, type ProcessInfo } from 'toolhost/processes'
+declare const options: Parameters<typeof ProcessRegistry.open>[0]
+const processes: ProcessRegistry = await ProcessRegistry.open(options)
+const info: ProcessInfo = await processes.spawn('echo hi', { notifyOnComplete: true })
+// @ts-expect-error background is a boolean
+await processes.spawn('echo hi', { background: 'yes' })
+console.log(info.id, isDangerousForOpenHosts('rm -rf build'))
+await processes.close()
+`,
   'toolhost/mcp': `import { McpSessions, serveStdio, type HttpEndpoint } from 'toolhost/mcp'
 declare const host: Parameters<typeof serveStdio>[0]
 const served: { closed: Promise<void>; close: () => Promise<void> } = await serveStdio(host, new McpSessions())
@@ -144,6 +198,8 @@ console.log(tools.map((t) => t.name))
  * and with "DOM" added. Never toolhost's .d.ts, never the consumer's code.
  */
 const FOREIGN_ERRORS: Record<(typeof SUBPATHS)[number], { alone?: RegExp; withDom?: RegExp }> = {
+  'toolhost/workspace': {},
+  'toolhost/processes': {},
   // The MCP SDK's declarations name the DOM's HeadersInit.
   'toolhost/mcp': { alone: /^\.\.\/node_modules\/@modelcontextprotocol\/sdk\/dist\/esm\/shared\/transport\.d\.ts: TS2304$/ },
   'toolhost/console': {},
@@ -208,6 +264,25 @@ export function describeSubpathEntries(getKit: () => PackageKit): void {
       expect(out.spans.sort()).toEqual(['execute_tool current_time', 'execute_tool echo'])
       expect(result.loaded.some((url) => url.endsWith('/node_modules/toolhost/dist/src/console/index.js'))).toBe(true)
       expect(result.loaded.filter((url) => /\/node_modules\/(tsx|@modelcontextprotocol)\//.test(url))).toEqual([])
+    }, SLOW)
+
+    test('toolhost/workspace and toolhost/processes: a file tool of a user on the wall, a process registry on its own', async () => {
+      const dir = getKit().project('tool-helpers')
+      writeFileSync(path.join(dir, 'notes.txt'), 'one\ntwo\nthree\n')
+      writeFileSync(path.join(dir, 'app.mjs'), TOOL_HELPERS)
+      const result = await runTraced(dir, 'app.mjs')
+      expect(result.code, result.stderr).toBe(0)
+      expect(JSON.parse(result.stdout)).toEqual({
+        counted: [
+          { ok: true, content: '4' },
+          { ok: false, code: 'E_PATH_OUTSIDE_ROOT' },
+        ],
+        regex: [true, 'SyntaxError'],
+        dangerous: [true, false],
+        process: { outcome: 'exited', exitCode: 0, tail: 'from a process\n' },
+      })
+      expect(result.loaded.some((url) => url.endsWith('/node_modules/toolhost/dist/src/workspace/index.js'))).toBe(true)
+      expect(result.loaded.some((url) => url.endsWith('/node_modules/toolhost/dist/src/processes/index.js'))).toBe(true)
     }, SLOW)
 
     test('toolhost/mcp answers an MCP client: tools/list and tools/call over an in-memory transport', async () => {

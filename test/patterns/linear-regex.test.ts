@@ -5,7 +5,8 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { compileDangerousPatterns, isDangerousCommand } from '../../src/processes/dangerous-commands.js'
 import { DEFAULT_DANGEROUS_PATTERNS } from '../../src/config/defaults.js'
-import { compileLinearGlob, compileLinearRegex, defineTool, registry } from '../../src/index.js'
+import { defineTool, registry } from '../../src/index.js'
+import { compileLinearGlob, compileLinearRegex } from '../../src/patterns/linear-regex.js'
 import { makeRoot, permissionHost } from '../fixtures/permissions/tools.js'
 
 describe('compileLinearRegex', () => {

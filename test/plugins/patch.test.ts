@@ -3,7 +3,8 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
-import { parseUnifiedDiff, registry, type Host } from '../../src/index.js'
+import { registry, type Host } from '../../src/index.js'
+import { parseUnifiedDiff } from '../../src/workspace/unified-diff.js'
 import { call, hostOn, makeSandbox, type Sandbox } from '../workspace/sandbox.js'
 
 let sb: Sandbox

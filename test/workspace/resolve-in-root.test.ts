@@ -2,7 +2,9 @@
 import { mkdirSync, symlinkSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { applyHunks, isToolhostError, parseUnifiedDiff, resolveInRoot } from '../../src/index.js'
+import { isToolhostError } from '../../src/index.js'
+import { resolveInRoot } from '../../src/workspace/resolve-in-root.js'
+import { applyHunks, parseUnifiedDiff } from '../../src/workspace/unified-diff.js'
 import { makeSandbox, type Sandbox } from './sandbox.js'
 
 let sb: Sandbox

@@ -4,7 +4,8 @@
  * search compared the whole hunk at every position). Checked by outcome, never by time.
  */
 import { describe, expect, test } from 'vitest'
-import { applyHunks, isToolhostError, parseUnifiedDiff } from '../../src/index.js'
+import { isToolhostError } from '../../src/index.js'
+import { applyHunks, parseUnifiedDiff } from '../../src/workspace/unified-diff.js'
 
 const diffOf = (body: string): ReturnType<typeof parseUnifiedDiff>[number] => parseUnifiedDiff(`--- a/f\n+++ b/f\n${body}`)[0]!
 

@@ -4,7 +4,9 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { isCaseInsensitiveFs } from '../../src/workspace/paths.js'
-import { compileDenyList, registry, Workspace, type Host } from '../../src/index.js'
+import { registry, type Host } from '../../src/index.js'
+import { compileDenyList } from '../../src/workspace/deny-list.js'
+import { Workspace } from '../../src/workspace/workspace.js'
 import { call, hostOn, makeSandbox, SECRET, type Sandbox } from './sandbox.js'
 
 let sb: Sandbox

@@ -5,7 +5,8 @@ import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import { isToolhostError, registry, Workspace } from '../../src/index.js'
+import { isToolhostError, registry } from '../../src/index.js'
+import { Workspace } from '../../src/workspace/workspace.js'
 import { hostOn, makeSandbox, SECRET, snapshot, type Sandbox } from './sandbox.js'
 
 let sb: Sandbox

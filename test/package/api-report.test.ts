@@ -1,0 +1,39 @@
+// The committed API reports (api/*.api.md, one per entry of package.json's exports) are what the
+// sources declare: a fresh build of the working tree, read by scripts/api-report.mjs, must give
+// them back, so a change to the public surface cannot reach CI without its report (issue 20, item 4).
+import { spawnSync } from 'node:child_process'
+import { appendFileSync, cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+
+const REPO = path.resolve(import.meta.dirname, '../..')
+// The build goes to WORK/dist, beside a link to the repository's node_modules so its imports of
+// other packages resolve; never under a node_modules folder, where API Extractor takes every file
+// for another package's.
+let work: string
+let dist: string
+
+beforeAll(() => {
+  work = mkdtempSync(path.join(os.tmpdir(), 'toolhost-api-report-'))
+  symlinkSync(path.join(REPO, 'node_modules'), path.join(work, 'node_modules'), 'dir')
+  dist = path.join(work, 'dist')
+  const build = spawnSync(process.execPath, [path.join(REPO, 'scripts/build.mjs'), '--out-dir', dist], { cwd: REPO, encoding: 'utf8' })
+  if (build.status !== 0) throw new Error(`the build failed:\n${build.stdout}\n${build.stderr}`)
+}, 180_000)
+afterAll(() => rmSync(work, { recursive: true, force: true }))
+
+test('every committed report matches the built declarations; a differing one fails the check with its difference', () => {
+  // One run over every entry (API Extractor takes seconds each): the committed reports, one of them
+  // with a line added. Every other entry must match; that one must differ by exactly that line.
+  const reports = path.join(work, 'api')
+  cpSync(path.join(REPO, 'api'), reports, { recursive: true })
+  appendFileSync(path.join(reports, 'toolhost-workspace.api.md'), 'a line the declarations do not give\n')
+  const check = spawnSync(process.execPath, [path.join(REPO, 'scripts/api-report.mjs'), '--dist', dist, '--reports', reports], { cwd: REPO, encoding: 'utf8' })
+  const output = check.stdout + check.stderr
+  expect(output, 'if the surface changed on purpose, run npm run api and commit api/').toMatch(/^api: 1 report out of date \(toolhost\/workspace\); if the change is meant, run npm run api and commit api\/$/m)
+  expect(check.status).toBe(1)
+  const removed = output.split('\n').filter((line) => /^-(?!--)/.test(line))
+  const added = output.split('\n').filter((line) => /^\+(?!\+\+)/.test(line))
+  expect({ removed, added }).toEqual({ removed: ['-a line the declarations do not give'], added: [] })
+}, 300_000)
