@@ -71,7 +71,8 @@ describe.skipIf(problem !== undefined)('terminal.sandbox: bwrap (reason: skipped
     server.listen(0, '127.0.0.1')
     await once(server, 'listening')
     const port = (server.address() as { port: number }).port
-    const connect = `${JSON.stringify(process.execPath)} -e "require('net').connect(${port}, '127.0.0.1').on('connect', () => { console.log('connected'); process.exit(0) }).on('error', (e) => { console.log('refused ' + e.code); process.exit(3) })"`
+    // bash's /dev/tcp, not this node: a node binary installed under /tmp (Node 22/24 in CI) is hidden by the sandbox's private /tmp.
+    const connect = `bash -c '(exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null && echo connected || echo "refused ECONNREFUSED"'`
     const offline = await sandboxedHost(kit.tempRoot())
     expect(await run(offline, connect)).toMatch(/refused E/)
     const online = await sandboxedHost(kit.tempRoot(), { network: true })
