@@ -130,7 +130,7 @@ export class CallJudge {
       const behaviour = { root: host.root }
       const destructive = safeDestructive(tool, args, behaviour)
       const facts: CallFacts = { readOnly: safeReadOnly(tool, args, behaviour), destructive, edit: false }
-      const decision = decidePermission({ toolName: tool.name, mode: this.#mode, rules: this.#rules, subjects: NO_SUBJECTS, facts, toolSay, sessionAllowed: false, caseInsensitive: this.#caseInsensitive })
+      const decision = decidePermission({ toolName: tool.name, mode: this.#mode, rules: this.#rules, subjects: NO_SUBJECTS, facts, toolSay, sessionAllowed: false, caseInsensitive: this.#caseInsensitive, hookAsk: item.hookAsk })
       return new JudgedCall(item, args, snapshot, context, decision, facts)
     }
     const subject = subjectOf(tool, args, context)
@@ -147,6 +147,7 @@ export class CallJudge {
       toolSay,
       sessionAllowed: this.#session.covers(tool.name, keys),
       caseInsensitive: this.#caseInsensitive,
+      hookAsk: item.hookAsk,
     })
     return new JudgedCall(item, args, snapshot, context, decision, facts, subject, keys)
   }
