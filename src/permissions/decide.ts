@@ -30,6 +30,8 @@ export interface DecideInput {
   /** An earlier "allow for this session" covers this call (same tool, same subject). */
   sessionAllowed: boolean
   caseInsensitive: boolean
+  /** The tool's `needsApproval` answered true for this call. */
+  needsApproval?: boolean
   /** A before-hook asked for approval: why (see `AuthoriseItem.hookAsk`). */
   hookAsk?: string | undefined
 }
@@ -43,7 +45,7 @@ export interface DecideInput {
  * 4. bypass mode → allow
  * 5. the person allowed a matching call for the session → allow
  * 6. an ask rule → ask; a before-hook that asked → ask
- * 7. the tool says ask → ask
+ * 7. the tool says ask, or its `needsApproval` is true for the call → ask
  * 8. an allow rule → allow (also for a destructive call)
  * 9. the tool says the call is destructive → ask
  * 10. the tool says allow → allow
@@ -67,6 +69,7 @@ export function decidePermission(input: DecideInput): PermissionDecision {
   if (ask) return { outcome: 'ask', by: 'rule', rule: ask, reason: `the permission rule ${ask.where} "${ask.source}" asks for it` }
   if (input.hookAsk !== undefined) return { outcome: 'ask', by: 'hook', reason: input.hookAsk }
   if (toolSay?.behavior === 'ask') return { outcome: 'ask', by: 'tool', reason: `${toolName} asks for approval${toolSay.message ? `: ${toolSay.message}` : ''}` }
+  if (input.needsApproval === true) return { outcome: 'ask', by: 'tool', reason: `${toolName} needs a person's approval for this call (needsApproval)` }
   const allow = findAllowRule(rules.allow, toolName, subjects, caseInsensitive)
   if (allow) return { outcome: 'allow', by: 'rule', rule: allow, reason: `the permission rule ${allow.where} "${allow.source}" allows it` }
   if (facts.destructive) return { outcome: 'ask', by: 'tool', reason: `${toolName} says this call is destructive` }
