@@ -11,7 +11,7 @@ const TIERS = [
   { config: ['^src/config/'] },
   // What a host is built from: each subsystem takes the narrow part of a host it needs.
   { loader: ['^src/loader/'], processes: ['^src/processes/'], 'dispatch/admit': ['^src/dispatch/admit/'], 'dispatch/execute': ['^src/dispatch/execute/'] },
-  { 'dispatch/schedule': ['^src/dispatch/schedule/'], permissions: ['^src/permissions/'], 'mcp-client': ['^src/mcp-client/'] },
+  { 'dispatch/schedule': ['^src/dispatch/schedule/'], permissions: ['^src/permissions/'], 'mcp-client': ['^src/mcp-client/'], hooks: ['^src/hooks/'] },
   { 'dispatch/results': ['^src/dispatch/results/'], observe: ['^src/observe/'] },
   { otel: ['^src/otel/'] },
   // Host and createHost.

@@ -71,6 +71,7 @@ export function defaultConfig(): ToolhostConfig {
       check_timeout_ms: 10_000,
       console_approvals: { enabled: true, timeout_ms: 120_000 },
     },
+    hooks: { before_call: [], after_call: [] },
     openai: { strict: false },
     serve: { host: '127.0.0.1', console: 'loopback', max_message_bytes: 16 * 1024 * 1024, max_sessions: 1000 },
     mcp_servers: {},

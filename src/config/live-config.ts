@@ -13,6 +13,7 @@ export const LIVE_KEYS = [
   'terminal.timeout_ms',
   'web_search.timeout_ms',
   'rate_limits',
+  'hooks',
 ] as const
 
 export type LiveKey = (typeof LIVE_KEYS)[number]
@@ -69,6 +70,7 @@ export function withLiveKeys(current: ToolhostConfig, next: ToolhostConfig): Too
     terminal: { ...current.terminal, timeout_ms: next.terminal.timeout_ms },
     web_search: { ...current.web_search, timeout_ms: next.web_search.timeout_ms },
     rate_limits: next.rate_limits,
+    hooks: next.hooks,
   }
 }
 

@@ -12,6 +12,13 @@ const stringList = { type: 'array', items: nonEmptyString } as const
 const section = (properties: Record<string, unknown>) =>
   ({ type: 'object', properties, additionalProperties: false }) as const
 
+// A hook: the tools it is for (a name or glob, or a list), its command, and its time limit.
+const toolName = toolNames.items
+const hooks = {
+  type: 'array',
+  items: { ...section({ tools: { anyOf: [toolName, { ...toolNames, minItems: 1 }] }, command: nonEmptyString, timeout_ms: positiveInt }), required: ['tools', 'command'] },
+} as const
+
 export const CONFIG_SCHEMA = section({
   workspace: section({ root: nonEmptyString, deny: stringList }),
   env_file: { type: 'string' },
@@ -73,6 +80,7 @@ export const CONFIG_SCHEMA = section({
     check_timeout_ms: positiveInt,
     console_approvals: section({ enabled: { type: 'boolean' }, timeout_ms: positiveInt }),
   }),
+  hooks: section({ before_call: hooks, after_call: hooks }),
   openai: section({ strict: { type: 'boolean' } }),
   serve: section({ host: nonEmptyString, console: { enum: ['loopback', 'always', 'off'] }, max_message_bytes: { type: 'integer', minimum: 1024 }, max_sessions: positiveInt }),
   mcp_servers: {

@@ -25,6 +25,18 @@ export interface RateLimitConfig {
   concurrency?: number
 }
 
+/**
+ * One `hooks.before_call` / `hooks.after_call` entry: a command (operator config, run with the shell
+ * in the workspace root) for the calls of the tools named; the call comes as JSON on its stdin.
+ */
+export interface HookConfig {
+  /** A tool name or glob (`write_*`), or a list of them. */
+  tools: string | string[]
+  command: string
+  /** How long the command may take (default 10000); past it the call is denied. */
+  timeout_ms?: number
+}
+
 export interface ToolhostConfig {
   workspace: { root: string; deny: string[] }
   env_file: string
@@ -75,6 +87,8 @@ export interface ToolhostConfig {
     check_timeout_ms: number
     console_approvals: { enabled: boolean; timeout_ms: number }
   }
+  /** Commands run before each call (may deny, ask or rewrite its arguments) and after (may withhold or rewrite its result). */
+  hooks: { before_call: HookConfig[]; after_call: HookConfig[] }
   openai: { strict: boolean }
   serve: { host: string; console: 'loopback' | 'always' | 'off'; max_message_bytes: number; max_sessions: number }
   mcp_servers: Record<string, McpServerConfig>

@@ -60,6 +60,7 @@ export function defineTool<Args>(spec: ToolSpec<Args>): Tool<Args> {
     openWorld: spec.openWorld ?? false,
     scope: spec.scope,
     checkPermissions: spec.checkPermissions,
+    needsApproval: spec.needsApproval ?? false,
     outputSchema: spec.outputSchema,
     maxResultChars: spec.maxResultChars,
     timeoutMs: spec.timeoutMs,
@@ -94,6 +95,8 @@ function assertSpecShape(spec: ToolSpec<never>): void {
   for (const fn of ['check', 'readOnly', 'destructive', 'scope', 'checkPermissions'] as const) {
     if (spec[fn] !== undefined && typeof spec[fn] !== 'function') fail(`tool "${spec.name}": \`${fn}\` must be a function`, spec[fn])
   }
+  if (spec.needsApproval !== undefined && typeof spec.needsApproval !== 'boolean' && typeof spec.needsApproval !== 'function')
+    fail(`tool "${spec.name}": \`needsApproval\` must be true, false or a function (args, ctx) => boolean`, spec.needsApproval)
   if (spec.scope !== undefined && spec.pathScoped === false) {
     fail(`tool "${spec.name}": \`scope\` says what each call touches, so the tool is path-scoped, but \`pathScoped\` is false; remove \`pathScoped: false\` (or remove \`scope\` if the tool should not be scheduled by path)`, spec.pathScoped)
   }

@@ -198,6 +198,12 @@ export interface ToolSpec<Args = Record<string, unknown>> {
   /** What a call touches (paths read or written, named resources); declaring it makes the tool path-scoped. */
   scope?: (args: Args) => ScopeEntry[]
   checkPermissions?: (args: Args, ctx: ToolContext) => PermissionResult | Promise<PermissionResult>
+  /**
+   * A person approves each call first (`true`), or the calls for which it answers true: the
+   * permission system's "ask", by the tool, placed as the tool's own ask (a deny rule, plan and
+   * bypass mode, an allow-for-session and an ask rule come first; an allow rule does not skip it).
+   */
+  needsApproval?: boolean | ((args: Args, ctx: ToolContext) => boolean)
   /** Result size limit in characters; `false` opts out (a tool that pages its own output). */
   maxResultChars?: number | false
   timeoutMs?: number
@@ -210,6 +216,7 @@ export interface Tool<Args = Record<string, unknown>> extends Required<Pick<Tool
   check: ((context: AvailabilityContext) => CheckOutcome | Promise<CheckOutcome>) | undefined
   scope: ((args: Args) => ScopeEntry[]) | undefined
   checkPermissions: ((args: Args, ctx: ToolContext) => PermissionResult | Promise<PermissionResult>) | undefined
+  needsApproval: boolean | ((args: Args, ctx: ToolContext) => boolean)
   outputSchema: JsonSchema | undefined
   maxResultChars: number | false | undefined
   timeoutMs: number | undefined

@@ -16,13 +16,15 @@ import type { DispatchMode } from '../config/types.js'
 import type { ToolRegistry } from '../registry/registry.js'
 import type { Listeners } from '../contract/listeners.js'
 import type { AnyTool, ToolCall, ToolContext, ToolError, ToolResult } from '../contract/types.js'
+import type { CallHookSet } from '../hooks/call-hooks.js'
+import { HookStage, type HookingHost } from './hook-stage.js'
 
 /**
  * What admission reads of its host (the host satisfies it as it is): the calls' shared context, what
  * an authoriser is shown, the authoriser and mode, and each call's footprint. The config is read per
  * batch and per call (a reloaded config.yaml's live keys apply at once).
  */
-export interface AdmittingHost extends SharedContext, AuthorisingHost {
+export interface AdmittingHost extends SharedContext, AuthorisingHost, HookingHost {
   readonly registry: ToolRegistry
   readonly authoriser: Authoriser
   readonly mode: DispatchMode
@@ -60,6 +62,7 @@ export class HostAdmission {
   readonly #events: Listeners<HostEvent>
   readonly #results: ResultShaper
   readonly #now: () => number
+  readonly #hooks: HookStage
   #batches = 0
 
   constructor(parts: AdmissionParts) {
@@ -70,6 +73,7 @@ export class HostAdmission {
     this.#events = parts.events
     this.#results = parts.results
     this.#now = parts.now
+    this.#hooks = new HookStage(parts.host)
   }
 
   /** One promised result per call, in call order; none rejects for a call's fault. */
@@ -78,18 +82,31 @@ export class HostAdmission {
     const calls = this.#strict.prepare(given, host.registry, argumentLimitsOf(host.config))
     const batch = ++this.#batches
     const staged = stageCalls(calls, this.#admit)
+    const hooks = this.#hooks.inForce()
+    if (hooks !== undefined && this.#hooks.hasBefore(staged, hooks)) return this.#admitHooked(staged, hooks, options, batch)
     const hidden = hiddenTools(staged, this.#admit)
-    return (hidden instanceof Promise ? undefined : this.#admitNow(staged, hidden, options, batch)) ?? this.#admitGated(staged, hidden, options, batch)
+    return (hidden instanceof Promise ? undefined : this.#admitNow(staged, hidden, options, batch, hooks)) ?? this.#admitGated(staged, hidden, options, batch, hooks)
+  }
+
+  // Before-hooks first (after availability, before the permission system): the batch takes its
+  // place in the schedule once they have answered, with the arguments they left, so every
+  // reservation is made for the arguments that will run.
+  #admitHooked(staged: readonly Staged[], hooks: CallHookSet, options: RunOptions, batch: number): Promise<ToolResult>[] {
+    const admitted = Promise.resolve(hiddenTools(staged, this.#admit)).then(async (hidden) => {
+      const hooked = await this.#hooks.before(staged, hidden, hooks, options.signal)
+      return this.#admitNow(hooked, hidden, options, batch, hooks) ?? this.#admitGated(hooked, hidden, options, batch, hooks)
+    })
+    return staged.map((_, i) => admitted.then((results) => results[i]!))
   }
 
   // Everything decided at once (no check to wait for): the calls allowed are scheduled now.
-  #admitNow(staged: readonly Staged[], hidden: HiddenTools, options: RunOptions, batch: number): Promise<ToolResult>[] | undefined {
+  #admitNow(staged: readonly Staged[], hidden: HiddenTools, options: RunOptions, batch: number, hooks: CallHookSet | undefined): Promise<ToolResult>[] | undefined {
     const trace = options.trace ?? false
     const admissions: Admission[] = new Array(staged.length)
     const items: AuthoriseItem[] = []
     for (let i = 0; i < staged.length; i++) {
       const a = (admissions[i] = settleStaged(staged[i]!, hidden, this.#admit))
-      if (a.ok) items.push({ index: a.index, call: a.call, tool: a.tool, args: a.args })
+      if (a.ok) items.push(a.hookAsk === undefined ? { index: a.index, call: a.call, tool: a.tool, args: a.args } : { index: a.index, call: a.call, tool: a.tool, args: a.args, hookAsk: a.hookAsk })
     }
     const decisions = items.length > 0 ? this.#authorise(items, options.signal, true) : []
     if (decisions === undefined) return undefined
@@ -99,6 +116,7 @@ export class HostAdmission {
     const listening = this.#events.isListening
     // Parallel arrays (no wrapper object per call): the call to schedule, and the item it came from.
     const scheduledItems: AuthoriseItem[] = []
+    const scheduledArgs: Record<string, unknown>[] = []
     const toSchedule: SchedulableCall[] = []
     items.forEach((item, k) => {
       const decision = decisions[k] ?? NO_DECISION
@@ -111,16 +129,21 @@ export class HostAdmission {
       if (decision.gate) call.gate = decision.gate
       if (listening) this.#announce(item, call, batch)
       scheduledItems.push(item)
+      scheduledArgs.push(args)
       toSchedule.push(call)
     })
     const outcomes = this.#submit(toSchedule, admissions, options)
-    for (let k = 0; k < scheduledItems.length; k++) results[scheduledItems[k]!.index] = this.#results.whenDone(outcomes[k]!, scheduledItems[k]!, trace)
+    for (let k = 0; k < scheduledItems.length; k++) {
+      const item = scheduledItems[k]!
+      const shaped = this.#results.whenDone(outcomes[k]!, item, trace)
+      results[item.index] = hooks === undefined ? shaped : this.#hooks.after(hooks, outcomes[k]!, shaped, item, scheduledArgs[k]!, options.signal)
+    }
     return results
   }
 
   // Something must be waited for: every call with valid arguments is scheduled now with the
   // footprint of its arguments, behind a gate that opens once availability and permission are decided.
-  #admitGated(staged: readonly Staged[], hidden: HiddenTools | Promise<HiddenTools>, options: RunOptions, batch: number): Promise<ToolResult>[] {
+  #admitGated(staged: readonly Staged[], hidden: HiddenTools | Promise<HiddenTools>, options: RunOptions, batch: number, hooks: CallHookSet | undefined): Promise<ToolResult>[] {
     const trace = options.trace ?? false
     const known = Promise.resolve(hidden)
     const results: Promise<ToolResult>[] = new Array(staged.length)
@@ -134,7 +157,9 @@ export class HostAdmission {
         })
         continue
       }
-      held.push({ item: { index: s.index, call: s.call, tool: s.tool, args: s.args }, footprint: this.#host.footprintOf(s.tool, s.args), args: s.args })
+      const item: AuthoriseItem = { index: s.index, call: s.call, tool: s.tool, args: s.args }
+      if (s.hookAsk !== undefined) item.hookAsk = s.hookAsk
+      held.push({ item, footprint: this.#host.footprintOf(s.tool, s.args), args: s.args })
     }
     const decided = decideHeld(held, known, (items) => this.#authorise(items, options.signal, false), this.#admit)
     const footprintOf = (tool: AnyTool, args: Record<string, unknown>): Footprint => this.#host.footprintOf(tool, args)
@@ -144,7 +169,12 @@ export class HostAdmission {
     // Held while availability and permission are decided: listeners see 'check', then how it came out.
     if (listening) held.forEach((h, k) => this.#events.emit({ type: 'admitted', id: h.item.call.id, name: h.item.tool.name, batch, at: this.#now(), footprint: toSchedule[k]!.footprint.kind, permission: 'check' }))
     const outcomes = this.#submit(toSchedule, staged, options)
-    for (let k = 0; k < held.length; k++) results[held[k]!.item.index] = this.#results.whenDone(outcomes[k]!, held[k]!.item, trace)
+    for (let k = 0; k < held.length; k++) {
+      const h = held[k]!
+      const shaped = this.#results.whenDone(outcomes[k]!, h.item, trace)
+      // The arguments the handler ran with: a permission check may have narrowed them at the gate.
+      results[h.item.index] = hooks === undefined ? shaped : this.#hooks.after(hooks, outcomes[k]!, shaped, h.item, () => h.args, options.signal)
+    }
     return results
   }
 

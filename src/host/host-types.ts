@@ -12,6 +12,7 @@ import type { Authoriser } from '../permissions/authoriser.js'
 import type { ProcessRegistry } from '../processes/process-registry.js'
 import type { ToolRegistry } from '../registry/registry.js'
 import type { AskHandler, Logger, ToolError } from '../contract/types.js'
+import type { CallHooks } from '../hooks/hook-types.js'
 
 /**
  * The subsystems a host holds (`host.services`; tools see `processes` as `ctx.services.processes`).
@@ -57,6 +58,12 @@ export interface HostOptions extends ConfigSource {
   permissionMode?: PermissionMode
   /** Replaces the permission system (default: a `PermissionGate` built from `permissions.*`). */
   authoriser?: Authoriser
+  /**
+   * Hooks in code, run after config.yaml's `hooks.before_call` / `hooks.after_call` for the tools
+   * they name: a before-hook may deny a call, ask a person, or rewrite its arguments (checked like
+   * the model's); an after-hook may rewrite or withhold the result (docs/hooks.md).
+   */
+  hooks?: CallHooks
   /**
    * Who reads the calls' errors, so their advice fits: `developer` (default: an app embedding the
    * host; its model reads them too), `person` (the CLI), `model` (`toolhost serve`, over MCP).

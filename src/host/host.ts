@@ -22,6 +22,7 @@ import type { Audience } from '../contract/messages.js'
 import { isCaseInsensitiveFs, underRoot } from '../workspace/paths.js'
 import type { HostEvent } from '../observe/host-events.js'
 import type { Authoriser } from '../permissions/authoriser.js'
+import type { CallHooks } from '../hooks/hook-types.js'
 import { registry as processRegistry, type ToolRegistry } from '../registry/registry.js'
 import type { AnyTool, AskHandler, Logger, OpenAIToolDefinition, SessionState, ToolCall, ToolResult } from '../contract/types.js'
 
@@ -59,6 +60,8 @@ export class Host {
   readonly log: Logger
   readonly session: SessionState
   readonly ask: AskHandler | undefined
+  /** The hooks given in code (`HostOptions.hooks`); config.yaml's are in `config.hooks`. */
+  readonly hooks: CallHooks | undefined
   readonly mode: DispatchMode
   /** Who reads the calls' errors (see `HostOptions.audience`). */
   readonly audience: Audience
@@ -93,6 +96,7 @@ export class Host {
     this.registry = options.registry ?? processRegistry
     this.log = parts.log
     this.ask = options.ask
+    this.hooks = options.hooks
     this.mode = options.mode ?? setup.config.dispatch.mode
     this.audience = options.audience ?? 'developer'
     // Events are emitted from inside the scheduler: a listener that throws must not cost a call its

@@ -249,8 +249,12 @@ export class CallTimeline {
     const waiters = this.#waiters.get(record)
     if (!waiters) return
     this.#waiters.delete(record)
+    // A call released without starting (its approval refused, or interrupted) held nothing up: it
+    // is nobody's wait, as the scheduler's outcomes and `explain` say.
+    const ran = record.startedAt !== undefined
     for (const waiter of waiters) {
-      for (const wait of waiter.waits) if (wait.id === record.id) wait.done = true
+      if (ran) for (const wait of waiter.waits) if (wait.id === record.id) wait.done = true
+      if (!ran) waiter.waits = waiter.waits.filter((wait) => wait.id !== record.id)
       this.#restate(waiter)
       this.#unblocked.push(waiter)
     }

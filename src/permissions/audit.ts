@@ -21,6 +21,8 @@ export interface AuditEntry {
   by: DecidedBy | 'person' | 'no-approver' | 'host'
   /** The rule that decided, e.g. `permissions.deny[0] read_file(**\/*.pem)`. */
   rule?: string
+  /** For a hook's own decision (`by: 'hook'`): which hook, e.g. `before_call hooks.before_call[0]`. */
+  hook?: string
   mode: PermissionMode
   reason: string
   /** For answers: who answered (`terminal`, `--yes`, …) when the handler said. */

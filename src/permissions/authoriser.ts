@@ -5,6 +5,7 @@ import type { AuthoriseDecision, AuthoriseItem } from '../dispatch/admit/authori
 import type { RegistryEntry } from '../registry/registry.js'
 import type { AskHandler, Logger, SessionState, ToolServices } from '../contract/types.js'
 import type { StandbyApprover } from './approvals.js'
+import type { AuditEntry } from './audit.js'
 
 /**
  * What an authoriser may read of the host whose calls it decides: what a tool's `checkPermissions`
@@ -42,6 +43,8 @@ export interface Authoriser {
   shutdown?(): void
   /** Adds an approver asked when no one else can be (the console while open); returns its remover. */
   attachStandby?(approver: StandbyApprover): () => void
+  /** Its audit log, when it keeps one: the host adds each hook's decision to it. */
+  readonly audit?: { record(entry: AuditEntry): void }
   /** What it would decide for each call, with no side effects (for `explain`). */
   preview?(items: readonly AuthoriseItem[], context: { host: AuthorisingHost }): Promise<Array<{ outcome: 'allow' | 'ask' | 'deny'; by: string; reason: string }>>
 }

@@ -122,6 +122,7 @@ export class CallJudge {
   #assess(item: AuthoriseItem, args: Record<string, unknown>, toolSay: PermissionResult | undefined, host: AuthorisingHost): JudgedCall {
     const { tool } = item
     const snapshot = snapshotArgs(args)
+    const needsApproval = tool.needsApproval === false ? false : needsApprovalFor(item, args, host)
     const pathScoped = tool.pathScoped || this.#pathScoped.has(tool.name)
     const context = pathScoped ? { root: host.root, caseInsensitive: this.#caseInsensitive, pathScoped } : this.#plainContext(host.root)
     if (!pathScoped && args === item.args && !this.#rulesName(tool.name) && !this.#session.hasTool(tool.name)) {
@@ -130,7 +131,7 @@ export class CallJudge {
       const behaviour = { root: host.root }
       const destructive = safeDestructive(tool, args, behaviour)
       const facts: CallFacts = { readOnly: safeReadOnly(tool, args, behaviour), destructive, edit: false }
-      const decision = decidePermission({ toolName: tool.name, mode: this.#mode, rules: this.#rules, subjects: NO_SUBJECTS, facts, toolSay, sessionAllowed: false, caseInsensitive: this.#caseInsensitive })
+      const decision = decidePermission({ toolName: tool.name, mode: this.#mode, rules: this.#rules, subjects: NO_SUBJECTS, facts, toolSay, sessionAllowed: false, caseInsensitive: this.#caseInsensitive, needsApproval, hookAsk: item.hookAsk })
       return new JudgedCall(item, args, snapshot, context, decision, facts)
     }
     const subject = subjectOf(tool, args, context)
@@ -147,6 +148,8 @@ export class CallJudge {
       toolSay,
       sessionAllowed: this.#session.covers(tool.name, keys),
       caseInsensitive: this.#caseInsensitive,
+      needsApproval,
+      hookAsk: item.hookAsk,
     })
     return new JudgedCall(item, args, snapshot, context, decision, facts, subject, keys)
   }
@@ -205,6 +208,19 @@ function revalidate(host: AuthorisingHost, name: string, updated: unknown): Tool
   if (entry.validate(updated)) return undefined
   return { code: 'E_ARGS_INVALID', message: `${prefix}: ${describeSchemaErrors(entry.validate.errors, updated).join('; ')}; ${suffix}` }
 }
+
+// A tool's `needsApproval` for the arguments the call will run with. A function is asked with a
+// context like checkPermissions' and must answer true or false at once; anything else (a throw, a
+// promise) refuses the call, as any fault deciding it does.
+function needsApprovalFor(item: AuthoriseItem, args: Record<string, unknown>, host: AuthorisingHost): boolean {
+  const given: unknown = item.tool.needsApproval
+  if (typeof given !== 'function') return given === true
+  const answer: unknown = (given as (args: Record<string, unknown>, ctx: ToolContext) => unknown)(args, permissionContext(item, NEVER_ABORTED, host))
+  if (typeof answer === 'boolean') return answer
+  throw new Error(`its needsApproval answered ${answer instanceof Promise ? 'a promise' : (JSON.stringify(answer) ?? String(answer))} instead of true or false`)
+}
+
+const NEVER_ABORTED = new AbortController().signal
 
 function permissionContext(item: AuthoriseItem, signal: AbortSignal, host: AuthorisingHost): ToolContext {
   return {

@@ -5,8 +5,8 @@ import { modeDefault, planModeMessage, type CallFacts } from './modes.js'
 import type { PermissionRule, PermissionRules } from './rules.js'
 import type { CallSubject } from './subjects.js'
 
-/** Who settled a call: a config rule, the tool itself, the permission mode, or an earlier allow-for-session. */
-export type DecidedBy = 'rule' | 'tool' | 'mode' | 'session'
+/** Who settled a call: a config rule, the tool itself, the permission mode, an earlier allow-for-session, or a before-hook that asked. */
+export type DecidedBy = 'rule' | 'tool' | 'mode' | 'session' | 'hook'
 
 /** The permission system's answer for one call, before anyone is asked. */
 export interface PermissionDecision {
@@ -30,6 +30,10 @@ export interface DecideInput {
   /** An earlier "allow for this session" covers this call (same tool, same subject). */
   sessionAllowed: boolean
   caseInsensitive: boolean
+  /** The tool's `needsApproval` answered true for this call. */
+  needsApproval?: boolean
+  /** A before-hook asked for approval: why (see `AuthoriseItem.hookAsk`). */
+  hookAsk?: string | undefined
 }
 
 /**
@@ -40,8 +44,8 @@ export interface DecideInput {
  * 3. plan mode and the call is not read-only → deny
  * 4. bypass mode → allow
  * 5. the person allowed a matching call for the session → allow
- * 6. an ask rule → ask
- * 7. the tool says ask → ask
+ * 6. an ask rule → ask; a before-hook that asked → ask
+ * 7. the tool says ask, or its `needsApproval` is true for the call → ask
  * 8. an allow rule → allow (also for a destructive call)
  * 9. the tool says the call is destructive → ask
  * 10. the tool says allow → allow
@@ -63,7 +67,9 @@ export function decidePermission(input: DecideInput): PermissionDecision {
   if (input.sessionAllowed) return { outcome: 'allow', by: 'session', reason: 'allowed for this session by the person earlier' }
   const ask = findBlockingRule(rules.ask, toolName, subjects, caseInsensitive)
   if (ask) return { outcome: 'ask', by: 'rule', rule: ask, reason: `the permission rule ${ask.where} "${ask.source}" asks for it` }
+  if (input.hookAsk !== undefined) return { outcome: 'ask', by: 'hook', reason: input.hookAsk }
   if (toolSay?.behavior === 'ask') return { outcome: 'ask', by: 'tool', reason: `${toolName} asks for approval${toolSay.message ? `: ${toolSay.message}` : ''}` }
+  if (input.needsApproval === true) return { outcome: 'ask', by: 'tool', reason: `${toolName} needs a person's approval for this call (needsApproval)` }
   const allow = findAllowRule(rules.allow, toolName, subjects, caseInsensitive)
   if (allow) return { outcome: 'allow', by: 'rule', rule: allow, reason: `the permission rule ${allow.where} "${allow.source}" allows it` }
   if (facts.destructive) return { outcome: 'ask', by: 'tool', reason: `${toolName} says this call is destructive` }

@@ -10,7 +10,7 @@ import { nameMatcher } from './name-matcher.js'
 
 /** A call after parse, resolve, availability and validation: either ready to authorise, or failed. */
 export type Admission =
-  | { ok: true; index: number; call: ToolCall; tool: AnyTool; args: Record<string, unknown> }
+  | { ok: true; index: number; call: ToolCall; tool: AnyTool; args: Record<string, unknown>; hookAsk?: string }
   | { ok: false; index: number; call: ToolCall; error: ToolError; parsed: boolean }
 
 export interface AdmitContext {
@@ -30,7 +30,7 @@ export interface AdmitContext {
  * (a hidden tool's calls are E_TOOL_UNAVAILABLE whatever their arguments).
  */
 export type Staged =
-  | { ok: true; index: number; call: ToolCall; tool: AnyTool; args: Record<string, unknown>; invalid: ToolError | undefined }
+  | { ok: true; index: number; call: ToolCall; tool: AnyTool; args: Record<string, unknown>; invalid: ToolError | undefined; hookAsk?: string }
   | { ok: false; index: number; call: ToolCall; error: ToolError; parsed: boolean; suggestions?: string[] }
 
 /** Hidden tools of a batch and why, by name. */
@@ -120,7 +120,7 @@ export function settleStaged(s: Staged, hidden: HiddenTools, context: Pick<Admit
   const reason = hidden.size > 0 ? hidden.get(s.tool.name) : undefined
   if (reason !== undefined) return { ok: false, index: s.index, call: s.call, parsed: true, error: unavailableError(s.tool, reason, context) }
   if (s.invalid) return { ok: false, index: s.index, call: s.call, parsed: true, error: s.invalid }
-  return { ok: true, index: s.index, call: s.call, tool: s.tool, args: s.args }
+  return s.hookAsk === undefined ? { ok: true, index: s.index, call: s.call, tool: s.tool, args: s.args } : { ok: true, index: s.index, call: s.call, tool: s.tool, args: s.args, hookAsk: s.hookAsk }
 }
 
 /** The E_TOOL_UNAVAILABLE error of a hidden tool, worded for whoever reads it (what would make it available). */

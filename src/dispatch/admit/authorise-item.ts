@@ -8,6 +8,8 @@ export interface AuthoriseItem {
   call: ToolCall
   tool: AnyTool
   args: Record<string, unknown>
+  /** A before-hook asked for a person's approval, and why (the permission system asks, as for an ask rule). */
+  hookAsk?: string
 }
 
 /** Run (with possibly updated arguments, maybe after an approval `gate`), or refuse with an error. */

@@ -72,41 +72,28 @@ export function explainPlan(mode: DispatchMode, calls: readonly ExplainInput[], 
   }
   running.forEach(({ index }, k) => (out[index]!.priority = known ? bottom[k]! : 0))
   const rules = running.map(({ call }) => (call.profile ? context.ruleOf(call.profile) : undefined))
-  const ratePlan = planRates(rules)
+  const pool = simulatePool(deps, duration, known ? bottom : bottom.map(() => 0), context.workers, rules, running.map(({ call }) => call.id))
   running.forEach(({ index }, k) => {
     const rule = rules[k]
-    if (rule) out[index]!.rateLimit = { group: rule.key, limit: rule.limit, waits: ratePlan[k]! }
-  })
-  const workerWaits = simulateWorkers(deps, duration, known ? bottom : bottom.map(() => 0), context.workers, running.map(({ call }) => call.id))
-  running.forEach(({ index }, k) => {
-    const behind = workerWaits[k]
+    if (rule) out[index]!.rateLimit = { group: rule.key, limit: rule.limit, waits: pool.rateWaits[k]! }
+    const behind = pool.behind[k]
     if (behind !== undefined) out[index]!.waitsForWorker = behind
   })
   return out
 }
 
-// A call waits for a rate slot when its group already gave out `calls` starts in this batch, or
-// has `concurrency` calls of the batch before it (a prediction: earlier batches are not counted).
-function planRates(rules: ReadonlyArray<RateRule | undefined>): boolean[] {
-  const seen = new Map<string, number>()
-  return rules.map((rule) => {
-    if (rule === undefined) return false
-    const n = (seen.get(rule.key) ?? 0) + 1
-    seen.set(rule.key, n)
-    const { calls, concurrency } = rule.limit
-    return (calls !== undefined && n > calls) || (concurrency !== undefined && n > concurrency)
-  })
-}
-
-// List scheduling as the pool does it: when a worker frees, the ready call with the highest
-// priority (then the earliest) starts. Returns, per call, the calls running when it became ready
-// with every worker busy (undefined when it started at once).
-function simulateWorkers(deps: readonly number[][], duration: readonly number[], priority: readonly number[], workers: number, ids: readonly string[]): Array<string[] | undefined> {
+// The pool as it runs a batch (earlier batches are not counted): when a call's waits are over it
+// first needs its rate slot (at most `calls` starts of its group in any `per_ms` window, at most
+// `concurrency` of them running), waiting for which holds no worker; then a worker, which goes to
+// the ready call with the highest priority (then the earliest). Returns, per call, whether it waited
+// for its rate slot, and the calls holding every worker when it had its slot but no worker.
+function simulatePool(deps: readonly number[][], duration: readonly number[], priority: readonly number[], workers: number, rules: ReadonlyArray<RateRule | undefined>, ids: readonly string[]): { behind: Array<string[] | undefined>; rateWaits: boolean[] } {
   const n = duration.length
   const finish = new Array<number>(n).fill(Number.POSITIVE_INFINITY)
+  const startedAt = new Array<number>(n).fill(Number.NaN)
   const started = new Array<boolean>(n).fill(false)
   const behind = new Array<string[] | undefined>(n).fill(undefined)
-  const noted = new Array<boolean>(n).fill(false)
+  const rateWaits = new Array<boolean>(n).fill(false)
   let time = 0
   let done = 0
   const running = new Set<number>()
@@ -114,18 +101,22 @@ function simulateWorkers(deps: readonly number[][], duration: readonly number[],
     const ready: number[] = []
     for (let i = 0; i < n; i++) if (!started[i] && deps[i]!.every((d) => finish[d]! <= time)) ready.push(i)
     ready.sort((a, b) => priority[b]! - priority[a]! || a - b)
+    let nextSlot = Number.POSITIVE_INFINITY
     for (const i of ready) {
-      if (running.size < workers) {
+      const slotAt = rateSlotAt(rules[i], i, time, started, startedAt, finish, rules)
+      if (slotAt > time) {
+        rateWaits[i] = true
+        nextSlot = Math.min(nextSlot, slotAt)
+      } else if (running.size < workers) {
         started[i] = true
+        startedAt[i] = time
         finish[i] = time + duration[i]!
         running.add(i)
-      } else if (!noted[i]) {
-        noted[i] = true
-        behind[i] = [...running].sort((a, b) => a - b).map((r) => ids[r]!)
-      }
+      } else behind[i] ??= [...running].sort((a, b) => a - b).map((r) => ids[r]!)
     }
-    if (running.size === 0) break // nothing can start (cannot happen: waits point to earlier calls)
-    time = Math.min(...[...running].map((r) => finish[r]!))
+    const nextFinish = Math.min(...[...running].map((r) => finish[r]!))
+    if (running.size === 0 && nextSlot === Number.POSITIVE_INFINITY) break // nothing can start (cannot happen)
+    time = Math.min(nextFinish, nextSlot)
     for (const r of [...running]) {
       if (finish[r]! <= time) {
         running.delete(r)
@@ -133,5 +124,26 @@ function simulateWorkers(deps: readonly number[][], duration: readonly number[],
       }
     }
   }
-  return behind
+  return { behind, rateWaits }
+}
+
+// The earliest time from `time` on when call `i` may take its group's slot: `time` itself when its
+// group allows a start now (or it has no group), else when a start leaves the window or a running
+// call of the group ends. Infinity when only a finish can free it and none is due (never: a call of
+// the group is running then).
+function rateSlotAt(rule: RateRule | undefined, i: number, time: number, started: readonly boolean[], startedAt: readonly number[], finish: readonly number[], rules: ReadonlyArray<RateRule | undefined>): number {
+  if (rule === undefined) return time
+  const { calls, per_ms: perMs, concurrency } = rule.limit
+  let at = time
+  const group: number[] = []
+  for (let j = 0; j < started.length; j++) if (j !== i && started[j] && rules[j]?.key === rule.key) group.push(j)
+  if (calls !== undefined && perMs !== undefined) {
+    const inWindow = group.map((j) => startedAt[j]!).filter((s) => s > time - perMs).sort((a, b) => a - b)
+    if (inWindow.length >= calls) at = Math.max(at, inWindow[inWindow.length - calls]! + perMs)
+  }
+  if (concurrency !== undefined) {
+    const ends = group.map((j) => finish[j]!).filter((f) => f > time).sort((a, b) => a - b)
+    if (ends.length >= concurrency) at = Math.max(at, ends[ends.length - concurrency]!)
+  }
+  return at
 }

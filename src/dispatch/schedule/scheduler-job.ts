@@ -59,6 +59,8 @@ export class Job implements PoolJob {
   interrupted = false
   answered = false
   released = false
+  /** Ended without starting (its approval refused, or interrupted first): it was nobody's wait. */
+  skipped = false
   submission: Submission | undefined = undefined
   readonly outcome: Promise<JobOutcome>
   #resolve!: (outcome: JobOutcome) => void
@@ -79,6 +81,17 @@ export class Job implements PoolJob {
     this.waits.push({ id: earlier.call.id, reason })
     ;(earlier.dependents ??= []).push(this)
     this.blockers++
+  }
+
+  /**
+   * The waits that held this call up: on earlier calls that ran (or still may), not on those skipped
+   * without running, which held nothing for it (a denied call is nobody's wait, as `explain` says).
+   */
+  heldBy(): Wait[] {
+    const deps = this.deps
+    let skipped = false
+    for (let i = 0; i < deps.length; i++) if (deps[i]!.skipped) skipped = true
+    return skipped ? this.waits.filter((_, i) => !deps[i]!.skipped) : this.waits
   }
 
   isPending(): boolean {

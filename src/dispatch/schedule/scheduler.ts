@@ -330,7 +330,7 @@ export class Scheduler {
     } catch (error) {
       this.#pool.freed()
       const outcome: Outcome = { ok: false, error: { code: 'E_TOOL_FAILED', message: `the call could not start: ${describeThrown(error)}` } }
-      this.#finish(job, { ran: true, outcome, startedAt, endedAt: this.#now(), waits: job.waits })
+      this.#finish(job, { ran: true, outcome, startedAt, endedAt: this.#now(), waits: job.heldBy() })
       this.#release(job, false)
       return undefined
     }
@@ -340,13 +340,13 @@ export class Scheduler {
     if (done !== undefined) {
       // The handler returned without a promise: it has finished, answer and release now.
       const endedAt = this.#now()
-      this.#finish(job, { ran: true, outcome: done, startedAt, endedAt, waits: job.waits })
+      this.#finish(job, { ran: true, outcome: done, startedAt, endedAt, waits: job.heldBy() })
       this.#pool.freed()
       this.#learn(job, endedAt)
       this.#release(job, false)
       return undefined
     }
-    void execution.answered.then((outcome) => this.#finish(job, { ran: true, outcome, startedAt, endedAt: this.#now(), waits: job.waits }))
+    void execution.answered.then((outcome) => this.#finish(job, { ran: true, outcome, startedAt, endedAt: this.#now(), waits: job.heldBy() }))
     return execution.settled.then(({ abandoned }) => {
       this.#pool.freed()
       if (!abandoned) this.#learn(job, this.#now())
@@ -365,7 +365,8 @@ export class Scheduler {
   }
 
   #skip(job: Job, error: ToolError): void {
-    this.#finish(job, { ran: false, error, waits: job.waits })
+    job.skipped = true
+    this.#finish(job, { ran: false, error, waits: job.heldBy() })
     this.#release(job, false)
   }
 

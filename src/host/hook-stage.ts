@@ -1,0 +1,118 @@
+import PQueue from 'p-queue'
+import type { HiddenTools, Staged } from '../dispatch/admit/admit.js'
+import { argumentLimitsOf } from '../dispatch/admit/argument-limits.js'
+import type { AuthoriseItem } from '../dispatch/admit/authorise-item.js'
+import { capText } from '../dispatch/results/shape-result.js'
+import type { JobOutcome } from '../dispatch/schedule/scheduler-types.js'
+import { CallHookSet } from '../hooks/call-hooks.js'
+import type { CallHooks } from '../hooks/hook-types.js'
+import { runAfterHooks } from '../hooks/run-after-hooks.js'
+import { runBeforeHooks, type HookRecord } from '../hooks/run-before-hooks.js'
+import type { AuthorisingHost, Authoriser } from '../permissions/authoriser.js'
+import { abbreviate } from '../permissions/canonical-json.js'
+import type { ToolResult } from '../contract/types.js'
+
+/** What the hook stage reads of its host: the config in force (its `hooks`), the code hooks, and where the audit log is. */
+export interface HookingHost extends AuthorisingHost {
+  readonly hooks: CallHooks | undefined
+  readonly authoriser: Authoriser
+}
+
+// Hooks of many calls run at once, but no more than this many at a time (each may be a process).
+const HOOKS_AT_ONCE = 8
+
+/**
+ * Hooks in the pipeline. Before-hooks run after validation and availability and before the
+ * permission system: a rewrite is checked like the model's arguments, then authorised and
+ * footprinted like any call, so nothing is reserved for arguments that will not run. After-hooks run
+ * on the shaped result of a call whose handler ran. Every hook's decision goes to the audit log.
+ * The hooks in force are config.yaml's (live: a reloaded file's hooks apply to the next batch),
+ * then the host's code hooks.
+ *
+ * @example
+ * const hooks = stage.inForce()
+ * if (stage.hasBefore(staged, hooks)) staged = await stage.before(staged, hidden, hooks, signal)
+ */
+export class HookStage {
+  readonly #host: HookingHost
+  readonly #queue = new PQueue({ concurrency: HOOKS_AT_ONCE })
+  #from: AuthorisingHost['config']['hooks'] | undefined
+  #set: CallHookSet | undefined
+
+  constructor(host: HookingHost) {
+    this.#host = host
+  }
+
+  /** The hooks in force now; undefined when there are none (the common case costs one comparison). */
+  inForce(): CallHookSet | undefined {
+    const config = this.#host.config.hooks
+    if (config !== this.#from) {
+      this.#from = config
+      const set = CallHookSet.from(config, this.#host.hooks)
+      this.#set = set.isEmpty ? undefined : set
+    }
+    return this.#set
+  }
+
+  /** True when a call of the batch that may run has a before-hook. */
+  hasBefore(staged: readonly Staged[], hooks: CallHookSet): boolean {
+    return hooks.before.length > 0 && staged.some((s) => s.ok && s.invalid === undefined && hooks.beforeFor(s.tool.name).length > 0)
+  }
+
+  /**
+   * The batch after its before-hooks: a refused call becomes a failed one (its error is its result),
+   * a rewritten call carries its new arguments, a call a hook asks about carries `hookAsk`. Calls of
+   * hidden tools and calls with invalid arguments are left as they are (they never run).
+   */
+  before(staged: readonly Staged[], hidden: HiddenTools, hooks: CallHookSet, signal: AbortSignal | undefined): Promise<Staged[]> {
+    const host = this.#host
+    const check = { limits: argumentLimitsOf(host.config), registry: host.registry }
+    const context = { root: host.root, env: host.env, signal }
+    return Promise.all(
+      staged.map(async (s): Promise<Staged> => {
+        if (!s.ok || s.invalid !== undefined || hidden.has(s.tool.name)) return s
+        const chain = hooks.beforeFor(s.tool.name)
+        if (chain.length === 0) return s
+        const out = await this.#queue.add(() => runBeforeHooks(chain, { id: s.call.id, tool: s.tool.name, args: s.args }, check, context))
+        this.#record(out.records, s.call.id, s.tool.name, s.args)
+        if (!out.run) return { ok: false, index: s.index, call: s.call, error: out.error, parsed: true }
+        const next: Staged = { ...s, args: out.args }
+        if (out.ask !== undefined) next.hookAsk = out.ask
+        return next
+      }),
+    )
+  }
+
+  /**
+   * The call's result once its after-hooks have read it (only for a call whose handler ran; a call
+   * refused or skipped keeps its error). Without after-hooks for its tool, `shaped` itself.
+   */
+  after(hooks: CallHookSet | undefined, outcome: Promise<JobOutcome>, shaped: Promise<ToolResult>, item: AuthoriseItem, args: Record<string, unknown> | (() => Record<string, unknown>), signal: AbortSignal | undefined): Promise<ToolResult> {
+    const chain = hooks?.afterFor(item.tool.name) ?? []
+    if (chain.length === 0) return shaped
+    return Promise.all([outcome, shaped]).then(async ([done, result]) => {
+      if (!done.ran) return result
+      const host = this.#host
+      const limit = item.tool.maxResultChars === undefined ? host.config.limits.max_result_chars : item.tool.maxResultChars
+      const ran = typeof args === 'function' ? args() : args
+      const out = await this.#queue.add(() => runAfterHooks(chain, ran, result, (text) => capText(text, limit), { root: host.root, env: host.env, signal }))
+      this.#record(out.records, item.call.id, item.tool.name, ran)
+      return out.result
+    })
+  }
+
+  // One audit line per hook decision, beside the permission system's (when the authoriser keeps a log).
+  #record(records: readonly HookRecord[], callId: string, tool: string, args: Record<string, unknown>): void {
+    const audit = this.#host.authoriser.audit
+    if (audit === undefined || records.length === 0) return
+    const time = new Date().toISOString()
+    const mode = this.#host.config.permissions.mode
+    let shown: unknown
+    try {
+      shown = abbreviate(args, 2000)
+    } catch {
+      shown = '[the arguments could not be recorded]'
+    }
+    for (const r of records) audit.record({ time, callId, tool, args: shown, subject: '', mode, decision: r.decision, by: 'hook', hook: `${r.event} ${r.hook}`, reason: r.reason })
+  }
+}
