@@ -11,8 +11,9 @@ import { createHostForCli } from './cli-host.js'
 /**
  * `toolhost serve [--http PORT] [--watch]`: the registry as an MCP server, over stdio (stdout carries
  * only MCP messages; diagnostics go to stderr) or Streamable HTTP on `serve.host` (127.0.0.1 by
- * default). `clarify` and approvals ask the calling client through elicitation. Runs until stdin
- * closes (stdio) or SIGINT/SIGTERM.
+ * default), to clients of MCP 2025 and 2026-07-28. `clarify` and approvals ask the calling client:
+ * elicitation on a 2025 session, `input_required` for a 2026 request. Runs until stdin closes
+ * (stdio) or SIGINT/SIGTERM.
  */
 export async function serveCommand(args: CliArgs, io: Output): Promise<number> {
   const port = args.http === undefined ? undefined : parsePort(args.http)

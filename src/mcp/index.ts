@@ -10,7 +10,11 @@
  * const served = await serveStdio(host, new McpSessions())
  * await served.closed
  */
-export { createMcpServer, notifyOnToolChanges, serveStdio, SERVER_INFO } from './server.js'
+export { createMcpServer, notifyOnToolChanges, serveConnection, serveStdio, SERVER_INFO } from './server.js'
+export type { McpServerOptions } from './server.js'
+export { MemoryApprovalLedger } from './approval-ledger.js'
+export type { ApprovalLedger } from './approval-ledger.js'
+export { RequestStateSeal } from './request-state.js'
 export { serveHttp } from './http.js'
 export type { HttpEndpoint } from './http.js'
 export { McpSessions } from './sessions.js'
