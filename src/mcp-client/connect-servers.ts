@@ -10,11 +10,6 @@ import type { McpClientConnection, McpClientHost } from './client-host.js'
 import { registerRemote, type RemoteServer } from './remote-tool.js'
 
 const CONNECT_TIMEOUT_MS = 15_000
-/**
- * How long the 2026-07-28 probe (`server/discover`) waits: a stdio server silent that long is taken
- * for a 2025 server (some never answer a request before `initialize`) and gets `initialize`.
- */
-const PROBE_TIMEOUT_MS = 5_000
 
 /**
  * Connects to every server under `mcp_servers` (at `createHost`) and registers each remote tool as
@@ -62,7 +57,7 @@ async function connectOne(host: McpClientHost, server: string, config: McpServer
   let refreshTools: () => void = () => {}
   const client = new Client({ name: 'toolhost', version: '0.1.0' }, {
     capabilities: { roots: { listChanged: false }, ...(ask ? { elicitation: { form: {} } } : {}) },
-    versionNegotiation: { mode: 'auto', probe: { timeoutMs: PROBE_TIMEOUT_MS } },
+    versionNegotiation: { mode: negotiationMode(config.protocol), probe: { timeoutMs: CONNECT_TIMEOUT_MS } },
     // A 2025 server's notification, or a 2026 server's listen stream: the tools are listed again.
     listChanged: { tools: { autoRefresh: false, onChanged: () => refreshTools() } },
   })
@@ -100,6 +95,8 @@ async function connectOne(host: McpClientHost, server: string, config: McpServer
   try {
     await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS })
     connection.connected = true
+    const protocol = client.getNegotiatedProtocolVersion()
+    if (protocol !== undefined) connection.protocol = protocol
     refreshTools = () => {
       refresh().catch((error: unknown) => host.log.warn(`mcp server ${server}: refreshing its tools failed: ${describeThrown(error)}`))
     }
@@ -118,6 +115,16 @@ async function connectOne(host: McpClientHost, server: string, config: McpServer
     await client.close().catch(() => {})
   })
   return connection
+}
+
+/**
+ * The SDK's negotiation for `mcp_servers.<name>.protocol`: `auto` probes with `server/discover`
+ * (a stdio server silent for the connect limit is taken for a 2025 server and gets `initialize`).
+ */
+function negotiationMode(protocol: McpServerConfig['protocol']): 'auto' | 'legacy' | { pin: string } {
+  if (protocol === 'legacy') return 'legacy'
+  if (protocol === '2026-07-28') return { pin: protocol }
+  return 'auto'
 }
 
 /** A `tools/list` answer taken as it is (each tool is checked on its own). */

@@ -22,8 +22,8 @@ function v2Client(decision: { value: string }): Client {
   const client = new Client({ name: 'toolhost-test-v2', version: '2.0.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'auto' } })
   client.setRequestHandler('elicitation/create', async (request) => {
     const message = (request.params as { message: string }).message
-    if (message.startsWith('Which')) return { action: 'accept', content: { choice: 'blue' } }
-    return { action: 'accept', content: { decision: decision.value } }
+    const content: Record<string, string> = message.startsWith('Which') ? { choice: 'blue' } : { decision: decision.value }
+    return { action: 'accept', content }
   })
   return client
 }
