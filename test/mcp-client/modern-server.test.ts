@@ -6,7 +6,6 @@
  * spoken to as a 2025 server (its questions come as `elicitation/create`). The 2025 servers written
  * with SDK v1 are in connect-servers.test.ts.
  */
-import path from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { createHost, type AskRequest, type Host } from '../../src/index.js'
 import { silentLogger } from '../../src/contract/logger.js'

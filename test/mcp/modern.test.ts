@@ -209,3 +209,41 @@ describe('the sealed requestState (manual rounds)', () => {
     expect(runs.get('zap')).toBeUndefined()
   })
 })
+
+describe('resources for a 2026 client', () => {
+  test('a running process\'s log, subscribed through subscriptions/listen, sends resources/updated; a miss is -32602 with the uri', async () => {
+    const { client, host } = await open()
+    const updated: string[] = []
+    client.setNotificationHandler('notifications/resources/updated', (n) => void updated.push(n.params.uri))
+    const { id } = await host.services.processes.spawn(`${JSON.stringify(process.execPath)} -e "console.log('first'); setInterval(() => console.log('more'), 50)"`)
+    const uri = `toolhost://processes/${id}/log`
+    const subscription = await client.listen({ resourceSubscriptions: [uri] })
+    await eventually(() => (updated.includes(uri) ? true : undefined), 'notifications/resources/updated over subscriptions/listen')
+    expect(((await client.readResource({ uri })).contents[0] as { text: string }).text).toMatch(/^first/)
+    await host.services.processes.kill(id)
+    await subscription.close()
+    await expect(client.readResource({ uri: 'toolhost://results/none.txt' })).rejects.toMatchObject({ code: -32602, data: { uri: 'toolhost://results/none.txt' } })
+  })
+})
+
+describe('the v2 client in legacy mode is a 2025 session', () => {
+  test('it initialises, and its approvals come as elicitation/create (the call runs once)', async () => {
+    const registry = new ToolRegistry()
+    let ran = 0
+    registry.register(defineTool({ name: 'zap', description: 'Pretends to delete.', parameters: NONE, destructive: () => true, handler: () => `zapped ${++ran}` }))
+    const sessions = new McpSessions()
+    const host = await createHost({ root: tmp.dir, log: silentLogger, loadPlugins: false, registry, audience: 'model', config: { plugins: { dirs: [] }, env_file: '', permissions: { mode: 'ask', audit_log: '' } }, approve: sessions.approve })
+    const { client, close } = await connectV2InMemory(host, sessions, { capabilities: { elicitation: { form: {} } }, mode: 'legacy' })
+    opened = { host, client, registry, runs: new Map(), close: async () => { await close(); await host.close() } }
+    const asked: string[] = []
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push((request.params as { message: string }).message)
+      return { action: 'accept', content: { decision: 'allow-once' } }
+    })
+    expect(client.getProtocolEra()).toBe('legacy')
+    expect(client.getNegotiatedProtocolVersion()).toBe('2025-11-25')
+    expect(sessions.describe()).toEqual([{ name: 'toolhost-test-v2', version: '2.0.0', elicitation: true, calls: 0 }])
+    expect(text(await client.callTool({ name: 'zap', arguments: {} }))).toBe('zapped 1')
+    expect(asked).toHaveLength(1)
+  })
+})
