@@ -2,7 +2,7 @@ import { ToolhostError } from '../contract/errors.js'
 import type { HostConsole } from '../console/attach-console.js'
 import type { Host } from '../host/host.js'
 import { isLoopback } from '../http/loopback.js'
-import { notifyOnToolChanges, serveStdio } from '../mcp/server.js'
+import { notifyOnToolChanges, sealFor, serveStdio } from '../mcp/server.js'
 import { McpSessions } from '../mcp/sessions.js'
 import type { CliArgs } from './args.js'
 import type { Output } from './commands.js'
@@ -11,12 +11,15 @@ import { createHostForCli } from './cli-host.js'
 /**
  * `toolhost serve [--http PORT] [--watch]`: the registry as an MCP server, over stdio (stdout carries
  * only MCP messages; diagnostics go to stderr) or Streamable HTTP on `serve.host` (127.0.0.1 by
- * default). `clarify` and approvals ask the calling client through elicitation. Runs until stdin
- * closes (stdio) or SIGINT/SIGTERM.
+ * default), to clients of MCP 2025 and 2026-07-28. `clarify` and approvals ask the calling client:
+ * elicitation on a 2025 session, `input_required` for a 2026 request. Runs until stdin closes
+ * (stdio) or SIGINT/SIGTERM.
  */
 export async function serveCommand(args: CliArgs, io: Output): Promise<number> {
   const port = args.http === undefined ? undefined : parsePort(args.http)
   const sessions = new McpSessions()
+  // The requestState key (TOOLHOST_MCP_STATE_KEY): a bad one stops start-up, not the first client.
+  sealFor(sessions)
   const host = await createHostForCli(args, {
     // --yes still approves everything; otherwise the calling client is asked (the terminal is the MCP channel).
     options: { audience: 'model', ask: (request, signal) => sessions.ask(request, signal), ...(args.yes ? {} : { approve: sessions.approve }), watch: args.watch },

@@ -92,6 +92,7 @@ export const CONFIG_SCHEMA = section({
       env: { type: 'object', additionalProperties: { type: 'string' } },
       url: nonEmptyString,
       parallel_safe: { type: 'boolean' },
+      protocol: { enum: ['auto', 'legacy', '2026-07-28'] },
     }),
   },
 })

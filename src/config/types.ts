@@ -13,6 +13,8 @@ export interface McpServerConfig {
   env?: Record<string, string>
   url?: string
   parallel_safe?: boolean
+  /** Which MCP revision to speak: `auto` (probe with server/discover, else 2025), `legacy` (2025 only), or `2026-07-28` only. */
+  protocol?: 'auto' | 'legacy' | '2026-07-28'
 }
 
 /** Where `terminal` commands run: directly (`off`), in bubblewrap (`bwrap`), or in bubblewrap where it can run (`auto`). */

@@ -21,6 +21,10 @@ export const ERROR_CODES = {
   E_SCHEMA_INVALID: 'a tool definition or its JSON Schema is invalid',
   E_CONFIG_INVALID: 'config.yaml (or an option) has an unknown key, a wrong type or a bad value',
   E_USAGE: 'the command line is wrong',
+  E_REQUEST_STATE_INVALID: 'an MCP retry carried a requestState this host did not seal (tampered, truncated, or sealed with another key)',
+  E_REQUEST_STATE_EXPIRED: 'an MCP retry carried a requestState past its expiry: the question was asked too long ago; call again',
+  E_REQUEST_STATE_MISMATCH: 'an MCP retry carried a requestState sealed for another call, method or client',
+  E_REQUEST_STATE_REPLAYED: 'an MCP retry carried a requestState that was already used once (an approval is consumed at most once)',
 } as const
 
 export type ErrorCode = keyof typeof ERROR_CODES

@@ -17,6 +17,8 @@ export interface McpClientConnection {
   /** The key under `mcp_servers`. */
   server: string
   connected: boolean
+  /** The MCP revision agreed with the server (`2026-07-28`, `2025-11-25`, …); undefined until connected. */
+  protocol?: string
   /** Registry names of its tools (`mcp_<server>_<tool>`). */
   tools: string[]
   /** Why it is not connected, or a tool that could not be registered as-is. */

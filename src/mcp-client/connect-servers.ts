@@ -1,9 +1,7 @@
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { ElicitRequestSchema, ListRootsRequestSchema, ToolListChangedNotificationSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js'
+import { Client, StreamableHTTPClientTransport, type ElicitRequest, type ElicitResult, type StandardSchemaV1, type Tool as RemoteTool } from '@modelcontextprotocol/client'
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import type { McpServerConfig } from '../config/types.js'
 import { describeThrown, ToolhostError } from '../contract/errors.js'
 import { shownName } from '../dispatch/admit/suggest.js'
@@ -56,7 +54,13 @@ async function connectOne(host: McpClientHost, server: string, config: McpServer
   const ask = host.ask
   // Servers offer tools by what a client can do: toolhost answers roots (the workspace) and, when
   // its host can ask a person, form elicitation.
-  const client = new Client({ name: 'toolhost', version: '0.1.0' }, { capabilities: { roots: { listChanged: false }, ...(ask ? { elicitation: { form: {} } } : {}) } })
+  let refreshTools: () => void = () => {}
+  const client = new Client({ name: 'toolhost', version: '0.1.0' }, {
+    capabilities: { roots: { listChanged: false }, ...(ask ? { elicitation: { form: {} } } : {}) },
+    versionNegotiation: { mode: negotiationMode(config.protocol), probe: { timeoutMs: CONNECT_TIMEOUT_MS } },
+    // A 2025 server's notification, or a 2026 server's listen stream: the tools are listed again.
+    listChanged: { tools: { autoRefresh: false, onChanged: () => refreshTools() } },
+  })
   const transport = config.url !== undefined
     ? new StreamableHTTPClientTransport(new URL(config.url))
     : new StdioClientTransport({ command: config.command!, args: config.args ?? [], env: { ...getDefaultEnvironment(), ...(config.env ?? {}) }, stderr: 'pipe' })
@@ -64,20 +68,21 @@ async function connectOne(host: McpClientHost, server: string, config: McpServer
     transport.stderr?.on('data', (chunk: Buffer) => host.log.info(`mcp server ${server}: ${chunk.toString('utf8').trimEnd()}`))
   }
   const remote: RemoteServer = { server, client, config, isConnected: () => connection.connected, names: new Map(), problems: connection.problems, running: new Set() }
-  client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: pathToFileURL(host.root).href, name: path.basename(host.root) || 'workspace' }] }))
-  if (ask) client.setRequestHandler(ElicitRequestSchema, async (request, extra) => forwardElicitation(ask, request, remote, extra.signal))
+  client.setRequestHandler('roots/list', async () => ({ roots: [{ uri: pathToFileURL(host.root).href, name: path.basename(host.root) || 'workspace' }] }))
+  if (ask) client.setRequestHandler('elicitation/create', async (request, ctx) => forwardElicitation(ask, request, remote, ctx.mcpReq.signal))
   client.onclose = () => {
     connection.connected = false
   }
   const refresh = async (): Promise<void> => {
     // Within the connect time limit too: a server that answers initialize but never tools/list would
     // otherwise hold start-up for the SDK's default 60 s.
-    const { tools } = await client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS })
+    const tools = await listRemoteTools(client, CONNECT_TIMEOUT_MS)
     host.registry.unregisterSource(source)
     remote.names.clear()
     for (const tool of tools) {
       // One tool the host cannot take (a schema nested past the stack, …) costs that tool, not the server's others.
       try {
+        if (!isToolShaped(tool)) throw new Error('not a tool (it needs a name and an inputSchema object)')
         registerRemote(host, remote, tool, source)
       } catch (error) {
         const note = `tool ${shownName(String(tool.name))} not registered: ${describeThrown(error)}`
@@ -90,9 +95,11 @@ async function connectOne(host: McpClientHost, server: string, config: McpServer
   try {
     await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS })
     connection.connected = true
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    const protocol = client.getNegotiatedProtocolVersion()
+    if (protocol !== undefined) connection.protocol = protocol
+    refreshTools = () => {
       refresh().catch((error: unknown) => host.log.warn(`mcp server ${server}: refreshing its tools failed: ${describeThrown(error)}`))
-    })
+    }
     await refresh()
   } catch (error) {
     connection.connected = false
@@ -108,6 +115,43 @@ async function connectOne(host: McpClientHost, server: string, config: McpServer
     await client.close().catch(() => {})
   })
   return connection
+}
+
+/**
+ * The SDK's negotiation for `mcp_servers.<name>.protocol`: `auto` probes with `server/discover`
+ * (a stdio server silent for the connect limit is taken for a 2025 server and gets `initialize`).
+ */
+function negotiationMode(protocol: McpServerConfig['protocol']): 'auto' | 'legacy' | { pin: string } {
+  if (protocol === 'legacy') return 'legacy'
+  if (protocol === '2026-07-28') return { pin: protocol }
+  return 'auto'
+}
+
+/** A `tools/list` answer taken as it is (each tool is checked on its own). */
+const AS_SENT: StandardSchemaV1<unknown, { tools?: unknown; nextCursor?: unknown }> = {
+  '~standard': { version: 1, vendor: 'toolhost', validate: (value) => ({ value: (typeof value === 'object' && value !== null ? value : {}) as { tools?: unknown; nextCursor?: unknown } }) },
+}
+const MAX_TOOL_PAGES = 64
+
+/**
+ * Every page of the server's `tools/list`, its tools unchecked: the SDK's `listTools` parses the
+ * whole answer at once, so one tool with a schema nested past the stack would cost all of them.
+ */
+async function listRemoteTools(client: Client, timeout: number): Promise<Array<Record<string, unknown>>> {
+  const tools: Array<Record<string, unknown>> = []
+  let cursor: string | undefined
+  for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+    const answer = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, AS_SENT, { timeout })
+    if (Array.isArray(answer.tools)) tools.push(...(answer.tools as unknown[]).filter((t): t is Record<string, unknown> => typeof t === 'object' && t !== null))
+    if (typeof answer.nextCursor !== 'string' || answer.nextCursor === '') break
+    cursor = answer.nextCursor
+  }
+  return tools
+}
+
+function isToolShaped(tool: Record<string, unknown>): tool is Record<string, unknown> & RemoteTool {
+  const schema = tool.inputSchema
+  return typeof tool.name === 'string' && typeof schema === 'object' && schema !== null && !Array.isArray(schema)
 }
 
 /**
@@ -127,8 +171,12 @@ async function forwardElicitation(ask: AskHandler, request: ElicitRequest, remot
   }
 }
 
-// fetch's own message is only "fetch failed"; the reason (ECONNREFUSED, a DNS miss) is its cause.
+// fetch's own message is only "fetch failed", and the SDK's version probe wraps that again: the
+// reason (ECONNREFUSED, a DNS miss) is at the end of the cause chain.
 function connectFailure(error: unknown): string {
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : undefined
-  return cause === undefined || cause === '' ? describeThrown(error) : `${describeThrown(error)} (${cause})`
+  const causes: string[] = []
+  for (let at = error instanceof Error ? error.cause : undefined, depth = 0; at instanceof Error && depth < 5; at = at.cause, depth++) {
+    if (at.message !== '') causes.push(at.message)
+  }
+  return causes.length === 0 ? describeThrown(error) : `${describeThrown(error)} (${causes.join(': ')})`
 }

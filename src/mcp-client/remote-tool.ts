@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import type { Tool as RemoteTool } from '@modelcontextprotocol/sdk/types.js'
+import type { Client, Tool as RemoteTool } from '@modelcontextprotocol/client'
 import type { McpServerConfig } from '../config/types.js'
 import { defineTool } from '../contract/define-tool.js'
 import { describeThrown, isToolhostError, ToolhostError } from '../contract/errors.js'
@@ -131,7 +130,7 @@ async function callRemote(host: RemoteToolHost, remote: RemoteServer, remoteName
   if (!remote.isConnected()) throw new ToolhostError('E_TOOL_UNAVAILABLE', `MCP server ${remote.server} is disconnected; ${name} cannot run now`)
   remote.running.add(ctx.callId)
   try {
-    const result = await remote.client.callTool({ name: remoteName, arguments: args }, undefined, {
+    const result = await remote.client.callTool({ name: remoteName, arguments: args }, {
       signal: ctx.signal,
       timeout: host.config.dispatch.timeout_ms,
       resetTimeoutOnProgress: true,

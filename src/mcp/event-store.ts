@@ -1,5 +1,4 @@
-import type { EventId, EventStore, StreamId } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
+import type { EventId, EventStore, JSONRPCMessage, StreamId } from '@modelcontextprotocol/server'
 
 /** Per session: at most this many events are kept for replay… */
 export const MAX_STORED_EVENTS = 2048
@@ -20,7 +19,7 @@ interface StoredEvent {
  * events are dropped past `maxEvents` or `maxChars`.
  *
  * @example
- * new StreamableHTTPServerTransport({ sessionIdGenerator, eventStore: new MemoryEventStore(), retryInterval: 1000 })
+ * new NodeStreamableHTTPServerTransport({ sessionIdGenerator, eventStore: new MemoryEventStore(), retryInterval: 1000 })
  */
 export class MemoryEventStore implements EventStore {
   readonly #events: StoredEvent[] = []

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import { isInitializeRequest, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
+import { createMcpHandler, isInitializeRequest, isLegacyRequest, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server'
+import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node'
 import { ToolhostError } from '../contract/errors.js'
 import { readJsonBody, TOO_LARGE } from '../http/http-body.js'
 import { isLoopback, isLoopbackHost, isLoopbackOrigin } from '../http/loopback.js'
 import type { Host } from '../host/host.js'
 import { MemoryEventStore } from './event-store.js'
 import type { McpSessions } from './sessions.js'
-import { createMcpServer } from './server.js'
+import { createMcpServer, sealFor } from './server.js'
 
 /** A running Streamable HTTP endpoint (`POST/GET/DELETE /mcp`). */
 export interface HttpEndpoint {
@@ -30,20 +30,23 @@ const SESSION_IDLE_MS = 30 * 60_000
 export const SSE_RETRY_MS = 1000
 
 /**
- * Serves `host` over MCP Streamable HTTP at `http://HOST:PORT/mcp`, one MCP session per client
- * (`mcp-session-id`), all sharing the host's scheduler. Binds to `hostname` only (127.0.0.1 unless
- * `serve.host` says otherwise). Port 0 picks a free port. On a loopback address, requests whose Host
- * header names another host, or that come from a non-loopback browser Origin, are refused (403).
- * A request naming an unknown or ended session gets 404, so the client starts a new one. SSE streams
- * are resumable: every event has an id, each stream opens with a priming event and `retry`, and a
- * client reconnecting with `Last-Event-ID` gets what it missed (a bounded store per session).
- * `routes` adds paths beside `/mcp`.
+ * Serves `host` over MCP Streamable HTTP at `http://HOST:PORT/mcp`, to clients of both protocol
+ * revisions, all sharing the host's scheduler. A 2026-07-28 request (its `_meta` envelope, or a
+ * 2026 `MCP-Protocol-Version` header) is served statelessly: a fresh server instance per request,
+ * no session, so several `serve` processes (with one `TOOLHOST_MCP_STATE_KEY`) can sit behind a
+ * plain load balancer. Everything else is the 2025 leg: one MCP session per client
+ * (`mcp-session-id`); a request naming an unknown or ended session gets 404, so the client starts a
+ * new one; SSE streams are resumable (every event has an id, each stream opens with a priming event
+ * and `retry`, and a client reconnecting with `Last-Event-ID` gets what it missed, from a bounded
+ * store per session). Binds to `hostname` only (127.0.0.1 unless `serve.host` says otherwise). Port
+ * 0 picks a free port. On a loopback address, requests whose Host header names another host, or
+ * that come from a non-loopback browser Origin, are refused (403). `routes` adds paths beside `/mcp`.
  *
  * @example
  * const endpoint = await serveHttp(host, sessions, { port: 8765, hostname: '127.0.0.1' })
  */
 export async function serveHttp(host: Host, sessions: McpSessions, options: { port: number; hostname: string; idleMs?: number; routes?: ExtraRoutes }): Promise<HttpEndpoint> {
-  const transports = new Map<string, StreamableHTTPServerTransport>()
+  const transports = new Map<string, NodeStreamableHTTPServerTransport>()
   const negotiated = new Map<string, string>() // session -> protocol version agreed at initialize
   // A client that goes away without DELETE would leave its session in memory for good: sessions
   // idle longer than `idleMs` are closed (the client gets 404 and initialises again).
@@ -61,7 +64,32 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
   sweep.unref()
 
   const maxBody = host.config.serve.max_message_bytes
+  const seal = sealFor(sessions)
+  // The 2026-07-28 leg: the SDK answers server/discover, checks the envelope and the Mcp-Method /
+  // Mcp-Name headers, and serves subscriptions/listen; toolhost publishes changes on its bus.
+  const modern = createMcpHandler(() => createMcpServer(host, sessions, { seal, principal: 'http' }), {
+    legacy: 'reject',
+    maxRequestBodySize: maxBody,
+    onerror: (error) => host.log.debug(`MCP HTTP (2026-07-28): ${error.message}`),
+  })
+  const serveModern = toNodeHandler(modern, { onerror: (error: Error) => host.log.error(`MCP HTTP request failed: ${error.message}`) })
+  const removeNotifier = sessions.addNotifier(modern.notify)
+
   const handleMcp: HttpRoute = async (req, res) => {
+    let body: unknown
+    if (req.method === 'POST') {
+      body = await readJsonBody(req, maxBody)
+      if (body === TOO_LARGE) return reply(res, 413, `the request body is over ${maxBody} bytes (serve.max_message_bytes); send less per message`)
+      if (body === undefined) return reply(res, 400, 'the request body is not JSON')
+    }
+    // A request that claims 2026-07-28 goes to the modern leg, even a bad one: it owns those answers.
+    if (!(await isLegacyRequest(await toWebRequest(req, body ?? null, { maxRequestBodySize: maxBody }), body, { maxRequestBodySize: maxBody }))) {
+      return serveModern(req, res, body)
+    }
+    return handleLegacy(req, res, body)
+  }
+
+  const handleLegacy = async (req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
     const sessionId = req.headers['mcp-session-id']
     const existing = typeof sessionId === 'string' ? transports.get(sessionId) : undefined
     if (sessionId !== undefined && !existing) {
@@ -80,9 +108,6 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
       if (!existing) return reply(res, 400, 'missing mcp-session-id; start with an initialize request')
       return existing.handleRequest(req, res)
     }
-    const body = await readJsonBody(req, maxBody)
-    if (body === TOO_LARGE) return reply(res, 413, `the request body is over ${maxBody} bytes (serve.max_message_bytes); send less per message`)
-    if (body === undefined) return reply(res, 400, 'the request body is not JSON')
     if (existing) return existing.handleRequest(req, res, body)
     if (!isInitializeRequest(body)) return reply(res, 400, 'missing mcp-session-id; start with an initialize request')
     // Sessions live in memory: a client that opens them without end must not exhaust it.
@@ -91,7 +116,7 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
       return reply(res, 503, `too many sessions: ${maxSessions} are open (serve.max_sessions); end one with DELETE, or retry once idle sessions close`)
     }
     const requested = body.params.protocolVersion
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       eventStore: new MemoryEventStore(),
       retryInterval: SSE_RETRY_MS,
@@ -101,7 +126,8 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
         negotiated.set(id, SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION)
       },
     })
-    const server = createMcpServer(host, sessions)
+    const server = createMcpServer(host, sessions, { seal, principal: 'http' })
+    sessions.add(server, { era: 'legacy' })
     transport.onclose = () => {
       if (transport.sessionId) {
         transports.delete(transport.sessionId)
@@ -149,6 +175,8 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
     port,
     async close() {
       clearInterval(sweep)
+      removeNotifier()
+      await modern.close().catch(() => {})
       await Promise.all([...transports.values()].map((t) => t.close().catch(() => {})))
       http.closeAllConnections()
       await new Promise<void>((resolve) => http.close(() => resolve()))

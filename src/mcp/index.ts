@@ -10,7 +10,13 @@
  * const served = await serveStdio(host, new McpSessions())
  * await served.closed
  */
-export { createMcpServer, notifyOnToolChanges, serveStdio, SERVER_INFO } from './server.js'
+export { createMcpServer, notifyOnToolChanges, serveConnection, serveStdio, SERVER_INFO } from './server.js'
+export type { McpServerOptions } from './server.js'
+export { MemoryApprovalLedger } from './approval-ledger.js'
+export type { ApprovalLedger } from './approval-ledger.js'
+export { callDigest, RequestStateSeal } from './request-state.js'
+export type { InputState, StateBinding } from './request-state.js'
+export type { McpClientSummary } from './sessions.js'
 export { serveHttp } from './http.js'
 export type { HttpEndpoint } from './http.js'
 export { McpSessions } from './sessions.js'

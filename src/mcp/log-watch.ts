@@ -1,5 +1,13 @@
 import type { ProcessRegistry } from '../processes/process-registry.js'
 
+/** Where process logs are offered as MCP resources (`toolhost://processes/ID/log`). */
+export const PROCESS_LOG_PREFIX = 'toolhost://processes/'
+
+/** The URI of process `id`'s log resource. */
+export function processLogUri(id: string): string {
+  return `${PROCESS_LOG_PREFIX}${encodeURIComponent(id)}/log`
+}
+
 /** How often a subscribed running process's output is looked at. */
 export const LOG_WATCH_INTERVAL_MS = 250
 

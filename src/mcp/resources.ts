@@ -1,29 +1,16 @@
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import {
-  ErrorCode,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-  type Resource,
-} from '@modelcontextprotocol/sdk/types.js'
+import { ResourceNotFoundError, type Resource, type Server } from '@modelcontextprotocol/server'
 import { describeThrown } from '../contract/errors.js'
 import { underRoot } from '../workspace/paths.js'
 import type { Host } from '../host/host.js'
 import { MAX_LOG_LINES } from '../processes/log-page.js'
 import { workspaceFor } from '../workspace/workspace.js'
 import type { McpSessions } from './sessions.js'
-import { watchProcessLog } from './log-watch.js'
-
-/** MCP's "resource not found" error code. */
-const RESOURCE_NOT_FOUND = -32002
+import { PROCESS_LOG_PREFIX, processLogUri, watchProcessLog } from './log-watch.js'
 
 const RESULTS = 'toolhost://results/'
-const PROCESSES = 'toolhost://processes/'
+const PROCESSES = PROCESS_LOG_PREFIX
 const SAFE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,200}$/
 
 /** The URI templates toolhost offers (`resources/templates/list`). */
@@ -47,8 +34,11 @@ export const RESOURCE_TEMPLATES = [
 /**
  * Offers what toolhost has as MCP resources: saved over-long results (`toolhost://results/NAME`,
  * read through the workspace wall) and the output of its processes
- * (`toolhost://processes/ID/log`). `resources/subscribe` on a running process's log sends
- * `notifications/resources/updated` while it writes; any other URI is accepted and never updates.
+ * (`toolhost://processes/ID/log`). A 2025 session's `resources/subscribe` on a running process's
+ * log sends `notifications/resources/updated` while it writes; any other URI is accepted and never
+ * updates. A 2026 client subscribes through `subscriptions/listen` (`McpSessions.watchResourceList`
+ * publishes every running process's updates; the SDK delivers each to the streams that asked).
+ * A missing resource is `ResourceNotFoundError` (`-32602` with `data.uri`, on both revisions).
  *
  * @example
  * serveResources(server, host, sessions) // inside createMcpServer
@@ -62,10 +52,10 @@ export function serveResources(server: Server, host: Host, sessions: McpSessions
     previousClose?.()
   }
 
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [...(await listResults(host)), ...listProcessLogs(host)] }))
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: RESOURCE_TEMPLATES }))
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => ({ contents: [await readResource(host, request.params.uri)] }))
-  server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+  server.setRequestHandler('resources/list', async () => ({ resources: [...(await listResults(host)), ...listProcessLogs(host)] }))
+  server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: RESOURCE_TEMPLATES }))
+  server.setRequestHandler('resources/read', async (request) => ({ contents: [await readResource(host, request.params.uri)] }))
+  server.setRequestHandler('resources/subscribe', async (request) => {
     const { uri } = request.params
     if (!subscriptions.has(uri)) {
       const id = processIdOf(uri)
@@ -77,7 +67,7 @@ export function serveResources(server: Server, host: Host, sessions: McpSessions
     }
     return {}
   })
-  server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+  server.setRequestHandler('resources/unsubscribe', async (request) => {
     subscriptions.get(request.params.uri)?.()
     subscriptions.delete(request.params.uri)
     return {}
@@ -98,7 +88,7 @@ async function listResults(host: Host): Promise<Resource[]> {
 
 function listProcessLogs(host: Host): Resource[] {
   return (host.services.processes?.list() ?? []).map((p) => ({
-    uri: `${PROCESSES}${p.id}/log`,
+    uri: processLogUri(p.id),
     name: `${p.id}-log`,
     title: `Output of ${p.id}`,
     description: `${p.command} (${p.status === 'running' ? 'running' : `exited${p.exitCode === null ? '' : ` with ${p.exitCode}`}`}, ${p.lines} lines)`,
@@ -137,6 +127,6 @@ function processIdOf(uri: string): string | undefined {
   return SAFE_NAME.test(id) ? id : undefined
 }
 
-function notFound(uri: string, why: string): McpError {
-  return new McpError(RESOURCE_NOT_FOUND as ErrorCode, `Resource not found: ${uri} (${why})`, { uri })
+function notFound(uri: string, why: string): ResourceNotFoundError {
+  return new ResourceNotFoundError(uri, `Resource not found: ${uri} (${why})`)
 }

@@ -1,109 +1,107 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, SetLevelRequestSchema } from '@modelcontextprotocol/sdk/types.js'
-import { toMcpCallResult } from '../adapters/mcp-definitions.js'
+import { randomUUID } from 'node:crypto'
+import { Server, type Transport } from '@modelcontextprotocol/server'
+import { serveStdio as serveStdioEras } from '@modelcontextprotocol/server/stdio'
 import type { Host } from '../host/host.js'
-import { isLevelShown, listenToCall, mcpLevelOf, progressCounter, type McpLogLevel } from './call-events.js'
-import { serveResources } from './resources.js'
-import { isOpenTelemetryRegistered } from '../otel/detect.js'
-import { shownName, suggestNames } from '../dispatch/admit/suggest.js'
+import type { McpLogLevel } from './call-events.js'
+import { MemoryApprovalLedger, type ApprovalLedger } from './approval-ledger.js'
+import { servePromptsAndResources } from './prompts-resources.js'
+import { requestClient, type RequestClient } from './request-client.js'
+import { RequestStateSeal, stateKeyFromEnv } from './request-state.js'
 import { canElicit, McpSessions, PERSON_TOOLS } from './sessions.js'
 import { BoundedStdioTransport } from './stdio-transport.js'
+import { answerToolCall, type ToolCallContext } from './tool-call.js'
 
 /** The name and version toolhost gives MCP clients. */
 export const SERVER_INFO = { name: 'toolhost', version: '0.1.0' } as const
 
-/** Log lines below this level are not sent until the client asks for them (`logging/setLevel`). */
+/** Log lines below this level are not sent to a 2025 session until it asks for them (`logging/setLevel`). */
 const DEFAULT_LOG_LEVEL: McpLogLevel = 'info'
 
-let callSeq = 0
+/**
+ * How long a 2026 client may keep a `tools/list` answer (`ttlMs`, scope `private`: the list depends
+ * on the client's capabilities). Changes reach it sooner through `subscriptions/listen`.
+ */
+export const TOOLS_LIST_TTL_MS = 10_000
+
+/** Options of `createMcpServer`: what the instance serves and how it seals multi round-trip state. */
+export interface McpServerOptions {
+  /**
+   * Seals `requestState` (one per serving process; every process behind one address needs the
+   * same key and ledger). Default: the key from `TOOLHOST_MCP_STATE_KEY`, or a random one, and an
+   * in-memory ledger, made once per `McpSessions`.
+   */
+  seal?: RequestStateSeal
+  /** Who the transport says the client is, when no authenticated client id comes with a request. */
+  principal?: string
+}
+
+const seals = new WeakMap<McpSessions, RequestStateSeal>()
 
 /**
- * One MCP session over `host`: `tools/list` renders the registry (plugin JSON Schemas as-is, with
- * annotations), and every `tools/call` goes through `host.run`, so calls of all sessions share one
- * online scheduler (conflicting calls never overlap). A cancelled request aborts its call; a call
- * with a progress token gets `notifications/progress` from `ctx.progress`; the handler's `ctx.log`
- * lines reach the client as `notifications/message` (from `info` up, or the level it set with
- * `logging/setLevel`); a failed call is a result with `isError`; an unknown tool is an
- * `InvalidParams` protocol error. Saved results and process logs are offered as resources.
+ * The `RequestStateSeal` of `sessions` (made on first use): key from `TOOLHOST_MCP_STATE_KEY` or
+ * random, consumed states in `ledger` (in memory unless given).
+ */
+export function sealFor(sessions: McpSessions, ledger: ApprovalLedger = new MemoryApprovalLedger()): RequestStateSeal {
+  let seal = seals.get(sessions)
+  if (!seal) {
+    const key = stateKeyFromEnv()
+    seals.set(sessions, (seal = new RequestStateSeal({ ledger, ...(key ? { key } : {}) })))
+  }
+  return seal
+}
+
+/**
+ * One MCP server instance over `host`, for either protocol revision: `tools/list` renders the
+ * registry (plugin JSON Schemas as-is, with annotations, sorted by name), and every `tools/call` goes
+ * through `host.run`, so calls of all clients share one online scheduler (see `answerToolCall`).
+ * Saved results and process logs are offered as resources. On 2026-07-28 the SDK answers
+ * `server/discover`, checks the `_meta` envelope and the `Mcp-Method`/`Mcp-Name` headers, stamps
+ * `resultType` and the cache hints, and serves `subscriptions/listen`. The instance registers itself
+ * nowhere: whoever serves it adds it to `sessions` when it is a connection (not one HTTP request).
  *
  * @example
  * const server = createMcpServer(host, sessions)
- * await server.connect(new StdioServerTransport())
+ * await server.connect(transport) // a 2025 session
  */
-export function createMcpServer(host: Host, sessions: McpSessions): Server {
+export function createMcpServer(host: Host, sessions: McpSessions, options: McpServerOptions = {}): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: true }, logging: {}, resources: { subscribe: true, listChanged: true } },
     instructions: 'toolhost: workspace tools. Tool failures come back as results with isError and a code (E_…) saying what to fix.',
+    cacheHints: {
+      'tools/list': { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' },
+      'resources/templates/list': { ttlMs: 60 * 60_000, cacheScope: 'public' },
+    },
   })
-  sessions.add(server)
-  server.onclose = () => sessions.remove(server)
-  serveResources(server, host, sessions)
+  servePromptsAndResources(server, host, sessions)
 
-  // One server per session, so the level is this closure's (the SDK's own handler is replaced).
-  let logLevel = DEFAULT_LOG_LEVEL
-  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
-    logLevel = request.params.level
+  // A 2025 session's level (set by logging/setLevel); a 2026 request names its own in `_meta`.
+  let sessionLevel = DEFAULT_LOG_LEVEL
+  server.setRequestHandler('logging/setLevel', async (request) => {
+    sessionLevel = request.params.level
     return {}
   })
 
-  const listedTools = async () => {
-    const tools = await host.definitions('mcp')
-    return canElicit(server) ? tools : tools.filter((t) => !PERSON_TOOLS.has(t.name))
+  const listedTools = async (client: RequestClient) => {
+    const tools = (await host.definitions('mcp')).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    return canElicit(client.capabilities) ? tools : tools.filter((t) => !PERSON_TOOLS.has(t.name))
   }
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await listedTools() }))
+  server.setRequestHandler('tools/list', async (_request, ctx) => ({ tools: await listedTools(requestClient(server, ctx, sessionLevel)) }))
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const { name } = request.params
-    if (!host.registry.has(name)) {
-      // A protocol error, as MCP asks; still worded like E_TOOL_UNKNOWN: the closest names this client is offered.
-      const close = suggestNames(name, (await listedTools()).map((t) => t.name))
-      const hint = close.length > 0 ? ` Did you mean ${close.map((n) => `"${n}"`).join(' or ')}?` : ' Call one of the tools tools/list gives.'
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${shownName(name)}.${hint}`)
-    }
-    if (PERSON_TOOLS.has(name) && !canElicit(server)) {
-      return toMcpCallResult({
-        id: String(extra.requestId), name, ok: false, content: '',
-        error: { code: 'E_TOOL_UNAVAILABLE', message: `${name} is not available: this MCP client cannot ask the person (no elicitation capability); decide without asking` },
-      })
-    }
-    const id = `mcp-${++callSeq}`
-    const unbind = sessions.bindCall(id, server, extra.requestId)
-    const token = extra._meta?.progressToken
-    const nextProgress = progressCounter()
-    const send = (notification: Parameters<typeof extra.sendNotification>[0]): void => void extra.sendNotification(notification).catch(() => {})
-    const stopListening = listenToCall(host, id, (event) => {
-      if (event.type === 'progress') {
-        if (token === undefined) return
-        const progress = nextProgress(event.progress)
-        send({ method: 'notifications/progress', params: { progressToken: token, progress, ...(event.total === undefined ? {} : { total: event.total }), message: event.message } })
-        return
-      }
-      const level = mcpLevelOf(event.level)
-      if (!isLevelShown(level, logLevel)) return
-      send({ method: 'notifications/message', params: { level, logger: name, data: event.fields === undefined ? event.message : { message: event.message, ...event.fields } } })
-    })
-    try {
-      const run = () => host.run([{ id, name, arguments: request.params.arguments ?? {} }], { signal: extra.signal })
-      // A client's trace context (W3C `traceparent` in `_meta`) parents the call's span; the
-      // OpenTelemetry API is loaded only when a client sends one and an SDK is registered.
-      const meta = request.params._meta
-      const [result] = typeof meta?.traceparent === 'string' && isOpenTelemetryRegistered()
-        ? await (await import('../otel/remote-parent.js')).withRemoteParent(meta, run)
-        : await run()
-      sessions.noteResult(result!)
-      return toMcpCallResult(result!)
-    } finally {
-      stopListening()
-      unbind()
-    }
-  })
+  const tc: ToolCallContext = {
+    host,
+    sessions,
+    seal: options.seal ?? sealFor(sessions),
+    principal: options.principal ?? 'local',
+    listedNames: async (client) => (await listedTools(client)).map((t) => t.name),
+  }
+  server.setRequestHandler('tools/call', (request, ctx) => answerToolCall(tc, server, request, ctx, requestClient(server, ctx, sessionLevel)))
   return server
 }
 
 /**
- * Sends `notifications/tools/list_changed` to every session after the registry changes (plugins
- * added, reloaded or removed; MCP client tools joining), coalescing a burst into one notification.
- * Returns a function that stops it.
+ * Sends `notifications/tools/list_changed` to every session and 2026 listener after the registry
+ * changes (plugins added, reloaded or removed; MCP client tools joining), coalescing a burst into
+ * one notification. Returns a function that stops it.
  *
  * @example
  * const stop = notifyOnToolChanges(host, sessions)
@@ -122,23 +120,45 @@ export function notifyOnToolChanges(host: Host, sessions: McpSessions, debounceM
 }
 
 /**
- * Serves `host` over stdio until stdin closes. Resolves with a function that closes the session. A
- * message over `serve.max_message_bytes` is answered with an error; the session goes on.
+ * Serves `host` over stdio until stdin closes, to a client of either revision (see
+ * `serveConnection`). Resolves with `closed` (stdin ended or `close` was called) and `close`. A
+ * message over `serve.max_message_bytes` is answered with an error; the connection goes on.
  *
  * @example
- * const close = await serveStdio(host, sessions)
+ * const served = await serveStdio(host, sessions)
+ * await served.closed
  */
-export async function serveStdio(host: Host, sessions: McpSessions): Promise<{ closed: Promise<void>; close: () => Promise<void> }> {
-  const server = createMcpServer(host, sessions)
-  const transport = new BoundedStdioTransport({ maxMessageBytes: host.config.serve.max_message_bytes, log: host.log })
-  let resolveClosed!: () => void
-  const closed = new Promise<void>((resolve) => (resolveClosed = resolve))
-  const previous = server.onclose
-  server.onclose = () => {
-    previous?.()
-    resolveClosed()
-  }
-  process.stdin.once('end', () => void server.close())
-  await server.connect(transport)
-  return { closed, close: () => server.close() }
+export async function serveStdio(
+  host: Host, sessions: McpSessions, io: { stdin?: NodeJS.ReadableStream; stdout?: NodeJS.WritableStream } = {},
+): Promise<{ closed: Promise<void>; close: () => Promise<void> }> {
+  const transport = new BoundedStdioTransport({ maxMessageBytes: host.config.serve.max_message_bytes, log: host.log, ...io })
+  const close = serveConnection(host, sessions, transport)
+  return { closed: transport.closed, close }
+}
+
+/**
+ * Serves `host` on one stdio-shaped connection (`transport`, started here) to a client of either
+ * revision: the first message decides (an `initialize` opens a 2025 session; a `server/discover`
+ * or a request carrying the 2026-07-28 envelope is served statelessly, each request on its own).
+ * One server instance is pinned to the connection and listed in `sessions`. Returns the function
+ * that closes the connection.
+ *
+ * @example
+ * const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+ * const close = serveConnection(host, sessions, serverSide)
+ */
+export function serveConnection(host: Host, sessions: McpSessions, transport: Transport): () => Promise<void> {
+  const principal = `stdio:${randomUUID()}`
+  const handle = serveStdioEras(({ era }) => {
+    const server = createMcpServer(host, sessions, { principal })
+    // One connection, one server: the instance the opening message pins (a discarded probe is replaced).
+    sessions.add(server, { era, slot: principal })
+    const previous = server.onclose
+    server.onclose = () => {
+      previous?.()
+      sessions.remove(server)
+    }
+    return server
+  }, { transport, onerror: (error) => host.log.debug(`MCP stdio: ${error.message}`) })
+  return () => handle.close()
 }

@@ -1,5 +1,4 @@
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
+import { parseJSONRPCMessage, ProtocolErrorCode, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server'
 import type { Logger } from '../contract/types.js'
 
 /** How much of an oversized message is kept, at each end, to find its id. */
@@ -14,7 +13,7 @@ const EDGE_BYTES = 512
  * line that is not JSON is answered with a parse error (id null).
  *
  * @example
- * await server.connect(new BoundedStdioTransport({ maxMessageBytes: 16 * 1024 * 1024, log }))
+ * serveStdio(factory, { transport: new BoundedStdioTransport({ maxMessageBytes: 16 * 1024 * 1024, log }) })
  */
 export class BoundedStdioTransport implements Transport {
   onclose?: () => void
@@ -28,6 +27,10 @@ export class BoundedStdioTransport implements Transport {
   #size = 0
   // The line being dropped: its size so far, its first and its last bytes.
   #dropping: { size: number; head: Buffer; tail: Buffer } | undefined
+  #closed = false
+  #markClosed!: () => void
+  /** Settles once the transport has closed (stdin ended, or `close` was called). */
+  readonly closed = new Promise<void>((resolve) => (this.#markClosed = resolve))
 
   constructor(options: { maxMessageBytes: number; log?: Logger; stdin?: NodeJS.ReadableStream; stdout?: NodeJS.WritableStream }) {
     this.#max = options.maxMessageBytes
@@ -39,6 +42,7 @@ export class BoundedStdioTransport implements Transport {
   async start(): Promise<void> {
     this.#stdin.on('data', this.#onData)
     this.#stdin.on('error', this.#onError)
+    this.#stdin.on('end', this.#onEnd)
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -49,14 +53,21 @@ export class BoundedStdioTransport implements Transport {
   }
 
   async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
     this.#stdin.off('data', this.#onData)
     this.#stdin.off('error', this.#onError)
+    this.#stdin.off('end', this.#onEnd)
     if (this.#stdin.listenerCount('data') === 0) this.#stdin.pause()
     this.#pieces = []
     this.#size = 0
     this.#dropping = undefined
     this.onclose?.()
+    this.#markClosed()
   }
+
+  // The client closed its end: the connection is over (MCP's stdio binding: exit when stdin closes).
+  readonly #onEnd = (): void => void this.close()
 
   readonly #onError = (error: Error): void => {
     this.onerror?.(error)
@@ -106,11 +117,11 @@ export class BoundedStdioTransport implements Transport {
     if (line.trim() === '') return
     let message: JSONRPCMessage
     try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(line))
+      message = parseJSONRPCMessage(JSON.parse(line))
     } catch (error) {
       this.onerror?.(error as Error)
       const id = idAtEdges(line.slice(0, EDGE_BYTES), line.slice(-EDGE_BYTES))
-      void this.#answerError(id, id === null ? ErrorCode.ParseError : ErrorCode.InvalidRequest, 'the message is not a valid JSON-RPC message')
+      void this.#answerError(id, id === null ? ProtocolErrorCode.ParseError : ProtocolErrorCode.InvalidRequest, 'the message is not a valid JSON-RPC message')
       return
     }
     this.onmessage?.(message)
@@ -120,7 +131,7 @@ export class BoundedStdioTransport implements Transport {
     const id = idAtEdges(dropped.head.toString('utf8'), dropped.tail.toString('utf8'))
     const message = `the message is ${dropped.size} bytes, over the limit of ${this.#max} (serve.max_message_bytes); it was not read. Send less per message, e.g. write large content in parts`
     this.#log?.warn(`MCP stdio: ${message}${id === null ? '' : ` (request id ${JSON.stringify(id)})`}`)
-    void this.#answerError(id, ErrorCode.InvalidRequest, message)
+    void this.#answerError(id, ProtocolErrorCode.InvalidRequest, message)
   }
 
   #answerError(id: string | number | null, code: number, message: string): Promise<void> {

@@ -12,6 +12,8 @@ import { loadPlugins } from '../../src/loader/load-plugins.js'
 import { silentLogger } from '../../src/contract/logger.js'
 import { registry, ToolRegistry } from '../../src/registry/registry.js'
 import type { ToolCall } from '../../src/contract/types.js'
+import { MemoryApprovalLedger } from '../../src/mcp/approval-ledger.js'
+import { callDigest, RequestStateSeal } from '../../src/mcp/request-state.js'
 
 // The catalogue walk (avvio style): every code in src/contract/errors.ts has a meaning and a way to trigger
 // it here, through the real path that produces it. Deeper tests of each are named in `where`.
@@ -34,6 +36,22 @@ afterAll(async () => {
   await host.close()
   rmSync(root, { recursive: true, force: true })
 })
+
+const STATE_BINDING = { principal: 'p', method: 'tools/call', call: callDigest('zap', {}) }
+
+// Seals a state for STATE_BINDING, lets `change` alter it, then opens it `laterMs` on (as call `call`).
+async function openedCode(change: (seal: RequestStateSeal, token: string) => string | Promise<string>, laterMs = 0, call = STATE_BINDING.call): Promise<string | undefined> {
+  let now = 1_000
+  const seal = new RequestStateSeal({ ledger: new MemoryApprovalLedger({ now: () => now }), now: () => now })
+  const token = await change(seal, seal.seal({ ...STATE_BINDING, asked: 'approve-1', answers: {} }))
+  now += laterMs
+  try {
+    await seal.open(token, { ...STATE_BINDING, call })
+  } catch (error) {
+    return isToolhostError(error) ? error.code : `not a ToolhostError: ${describeThrown(error)}`
+  }
+  return undefined
+}
 
 const callCode = async (call: Omit<ToolCall, 'id'>): Promise<string | undefined> => (await host.call({ id: 'e', ...call })).error?.code
 
@@ -121,6 +139,16 @@ const TRIGGERS: Record<ErrorCode, { where: string; trigger: () => Promise<string
   },
   E_CONFIG_INVALID: { where: 'test/config/load-config.test.ts', trigger: () => thrownCode(() => parseConfigText('dispatch:\n  mode: fastest', 'config.yaml')) },
   E_USAGE: { where: 'test/cli/cli-core.test.ts', trigger: () => thrownCode(() => parseCliArgs(['list', '--no-such-option'])) },
+  E_REQUEST_STATE_INVALID: { where: 'test/mcp/request-state.test.ts, test/mcp/mrtr.test.ts', trigger: () => openedCode((_seal, token) => `${token.slice(0, -2)}AA`) },
+  E_REQUEST_STATE_EXPIRED: { where: 'test/mcp/request-state.test.ts', trigger: () => openedCode((_seal, token) => token, 1_000_000) },
+  E_REQUEST_STATE_MISMATCH: { where: 'test/mcp/request-state.test.ts, test/mcp/mrtr.test.ts', trigger: () => openedCode((_seal, token) => token, 0, callDigest('other_tool', {})) },
+  E_REQUEST_STATE_REPLAYED: {
+    where: 'test/mcp/request-state.test.ts, test/mcp/mrtr.test.ts',
+    trigger: () => openedCode(async (seal, token) => {
+      await seal.open(token, STATE_BINDING)
+      return token
+    }),
+  },
 }
 
 describe('the error catalogue', () => {

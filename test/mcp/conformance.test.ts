@@ -1,9 +1,11 @@
 /**
- * The official MCP conformance suite (@modelcontextprotocol/conformance 0.1.13, every server
- * scenario) against `toolhost serve --http`, with the scenarios' test tools written as toolhost
- * plugins (test/fixtures/conformance/plugins). The scenarios that fail must be exactly the committed
- * baseline (test/fixtures/conformance/expected-failures.yml): a new failure is a regression, a listed
- * scenario that passes means the baseline is stale.
+ * The official MCP conformance suite (@modelcontextprotocol/conformance 0.1.16, every server
+ * scenario; it drives the 2025 revisions) against `toolhost serve --http`, with the scenarios' test
+ * tools written as toolhost plugins (test/fixtures/conformance/plugins). The scenarios that fail must
+ * be exactly the committed baseline (test/fixtures/conformance/expected-failures.yml, each with its
+ * reason): a new failure is a regression, a listed scenario that passes means the baseline is stale.
+ * 0.1.14+ imports `fs.globSync` (Node 22) at load: test/fixtures/conformance/node20-fs-shim.mjs
+ * supplies it on Node 20.
  */
 import { execFile } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
@@ -15,7 +17,8 @@ import { makeTempDir, REPO, startHttpServer } from './serve-helpers.js'
 const CONFORMANCE_CLI = path.join(REPO, 'node_modules/@modelcontextprotocol/conformance/dist/index.js')
 const CONFIG = path.join(REPO, 'test/fixtures/conformance/config.yaml')
 const BASELINE = path.join(REPO, 'test/fixtures/conformance/expected-failures.yml')
-/** `conformance list` in 0.1.13 names 32 server scenarios: a run with fewer lost some. */
+const NODE20_SHIM = path.join(REPO, 'test/fixtures/conformance/node20-fs-shim.mjs')
+/** `conformance list --server` in 0.1.16 names 32 server scenarios: a run with fewer lost some. */
 const SERVER_SCENARIOS = 32
 
 interface Check {
@@ -36,12 +39,12 @@ afterAll(async () => {
   tmp.remove()
 })
 
-test('every server scenario passes except the committed baseline (conformance 0.1.13, --suite all)', { timeout: 180_000 }, async () => {
+test('every server scenario passes except the committed baseline (conformance 0.1.16, --suite all)', { timeout: 180_000 }, async () => {
   const out = path.join(tmp.dir, 'results')
   const run = await new Promise<{ code: number; output: string }>((resolve) => {
     execFile(
       process.execPath,
-      [CONFORMANCE_CLI, 'server', '--url', server!.url.href, '--suite', 'all', '--expected-failures', BASELINE, '-o', out],
+      ['--import', NODE20_SHIM, CONFORMANCE_CLI, 'server', '--url', server!.url.href, '--suite', 'all', '--expected-failures', BASELINE, '-o', out],
       { cwd: tmp.dir, timeout: 170_000, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, output: `${stdout}\n${stderr}` }),
     )

@@ -3,7 +3,8 @@ import path from 'node:path'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { connectStdio, eventually, makeTempDir } from './serve-helpers.js'
+import { Client as ClientV2, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import { connectStdio, eventually, makeTempDir, startHttpServer } from './serve-helpers.js'
 
 const plugin = (description: string): string => `import { defineTool, registry } from 'toolhost'
 registry.register(defineTool({
@@ -71,5 +72,37 @@ describe('serve --watch: tools/list_changed after a plugin file is added, change
     before = changes
     rmSync(file)
     await expectChange(before, [], 'list_changed after removing it')
+  })
+})
+
+describe('serve --http --watch: a 2026-07-28 client hears of a new plugin over subscriptions/listen', { timeout: 90_000 }, () => {
+  const tmp = makeTempDir('toolhost-mcp-watch-http-')
+  const plugins = path.join(tmp.dir, 'plugins')
+  let server: Awaited<ReturnType<typeof startHttpServer>> | undefined
+  let client: ClientV2 | undefined
+  const lists: string[][] = []
+  beforeAll(async () => {
+    mkdirSync(plugins)
+    writeFileSync(path.join(tmp.dir, 'config.yaml'), 'env_file: ""\nplugins:\n  dirs: [plugins]\n  builtins: false\npermissions:\n  mode: bypass\nserve:\n  console: "off"\n')
+    server = await startHttpServer(['--config', path.join(tmp.dir, 'config.yaml'), '--watch'], tmp.dir)
+    // listChanged opens subscriptions/listen on a 2026 connection, and lists the tools again on each change.
+    client = new ClientV2({ name: 'toolhost-test-v2', version: '2.0.0' }, {
+      versionNegotiation: { mode: 'auto' },
+      listChanged: { tools: { onChanged: (_error, tools) => void lists.push((tools ?? []).map((t) => t.name)) } },
+    })
+    await client.connect(new StreamableHTTPClientTransport(server.url))
+  }, 60_000)
+  afterAll(async () => {
+    await client?.close()
+    await server?.stop()
+    tmp.remove()
+  })
+
+  test('added: the listen stream says so, and the refreshed list has it', async () => {
+    expect(client!.getProtocolEra()).toBe('modern')
+    expect((await client!.listTools()).tools).toEqual([])
+    writeFileSync(path.join(plugins, 'dyn.ts'), plugin('over listen'))
+    await eventually(() => (lists.some((names) => names.includes('dyn_tool')) ? true : undefined), 'a refreshed list with dyn_tool after list_changed', 20_000)
+    expect(await client!.callTool({ name: 'dyn_tool', arguments: {} })).toMatchObject({ content: [{ text: 'over listen' }] })
   })
 })

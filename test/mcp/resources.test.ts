@@ -84,8 +84,8 @@ describe('MCP resources', { timeout: 30_000 }, () => {
     { uri: 'toolhost://results/no-such-file.txt', why: 'a result that was never saved' },
     { uri: 'toolhost://processes/proc_nope/log', why: 'a process that never ran' },
     { uri: 'test://static-text', why: 'a URI toolhost does not serve' },
-  ])('reading $why is "resource not found" (-32002)', async ({ uri }) => {
-    await expect(client.readResource({ uri })).rejects.toMatchObject({ code: -32002 })
+  ])('reading $why is "resource not found" (-32602 with data.uri, as 2026-07-28 asks of both revisions)', async ({ uri }) => {
+    await expect(client.readResource({ uri })).rejects.toMatchObject({ code: -32602, data: { uri } })
   })
 
   test('a running process’s log is a resource; a subscriber hears when it writes and when it ends', async () => {

@@ -6,10 +6,11 @@ import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js'
+import { Client as ClientV2, InMemoryTransport as InMemoryTransportV2, type ClientCapabilities as ClientCapabilitiesV2 } from '@modelcontextprotocol/client'
+import type { Server } from '@modelcontextprotocol/server'
 import type { Host } from '../../src/host/host.js'
-import { createMcpServer } from '../../src/mcp/server.js'
+import { createMcpServer, serveConnection } from '../../src/mcp/server.js'
 import type { McpSessions } from '../../src/mcp/sessions.js'
 import { TOOLHOST_CLI } from '../toolhost-cli.js'
 
@@ -73,14 +74,30 @@ export async function eventually<T>(probe: () => T | undefined, what: string, ti
 }
 
 /**
- * An MCP session over `host` in this process (the SDK's in-memory transport pair): the official
- * client against `createMcpServer`, with the client capabilities asked for.
+ * A 2025 MCP session over `host` in this process (the SDK's in-memory transport pair): the official
+ * v1 SDK client against `createMcpServer`, with the client capabilities asked for.
  */
 export async function connectInMemory(host: Host, sessions: McpSessions, capabilities: ClientCapabilities = {}): Promise<{ client: Client; server: Server }> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   const server = createMcpServer(host, sessions)
+  sessions.add(server)
+  server.onclose = () => sessions.remove(server)
   await server.connect(serverSide)
   const client = new Client({ name: 'toolhost-test', version: '1.0.0' }, { capabilities })
   await client.connect(clientSide)
   return { client, server }
+}
+
+/**
+ * The v2 SDK client over `host` in this process, as `serve` serves stdio (`serveConnection`): in
+ * `auto` mode it negotiates 2026-07-28; `legacy` is the 2025 handshake.
+ */
+export async function connectV2InMemory(
+  host: Host, sessions: McpSessions, options: { capabilities?: ClientCapabilitiesV2; mode?: 'auto' | 'legacy' } = {},
+): Promise<{ client: ClientV2; close: () => Promise<void> }> {
+  const [clientSide, serverSide] = InMemoryTransportV2.createLinkedPair()
+  const close = serveConnection(host, sessions, serverSide)
+  const client = new ClientV2({ name: 'toolhost-test-v2', version: '2.0.0' }, { capabilities: options.capabilities ?? {}, versionNegotiation: { mode: options.mode ?? 'auto' } })
+  await client.connect(clientSide)
+  return { client, close: async () => { await client.close(); await close() } }
 }

@@ -54,22 +54,22 @@ console.log(JSON.stringify({ url: web.url, ...seen, ok: results.map((r) => r.ok)
 `
 
 const MCP_ROUND_TRIP = `import { createHost } from 'toolhost'
-import { createMcpServer, McpSessions } from 'toolhost/mcp'
+import { McpSessions, serveConnection } from 'toolhost/mcp'
 // The MCP SDK is toolhost's own dependency; a user would install it to write a client.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client'
 
 const host = await createHost({ root: '.', audit: false, config: { plugins: { builtins: ['basics'] } } })
-const server = createMcpServer(host, new McpSessions())
 const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-await server.connect(serverSide)
-const client = new Client({ name: 'package-test', version: '1.0.0' })
+const close = serveConnection(host, new McpSessions(), serverSide)
+const client = new Client({ name: 'package-test', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } })
 await client.connect(clientSide)
 const { tools } = await client.listTools()
 const called = await client.callTool({ name: 'echo', arguments: { text: 'over MCP' } })
+const era = client.getProtocolEra()
 await client.close()
+await close()
 await host.close()
-console.log(JSON.stringify({ server: client.getServerVersion(), tools: tools.map((t) => t.name).sort(), content: called.content }))
+console.log(JSON.stringify({ era, server: client.getServerVersion(), tools: tools.map((t) => t.name).sort(), content: called.content }))
 `
 
 const TOOL_HELPERS = `import { createHost, defineTool, ToolRegistry } from 'toolhost'
@@ -200,8 +200,8 @@ console.log(tools.map((t) => t.name))
 const FOREIGN_ERRORS: Record<(typeof SUBPATHS)[number], { alone?: RegExp; withDom?: RegExp }> = {
   'toolhost/workspace': {},
   'toolhost/processes': {},
-  // The MCP SDK's declarations name the DOM's HeadersInit.
-  'toolhost/mcp': { alone: /^\.\.\/node_modules\/@modelcontextprotocol\/sdk\/dist\/esm\/shared\/transport\.d\.ts: TS2304$/ },
+  // The v2 MCP SDK's declarations need no DOM lib.
+  'toolhost/mcp': {},
   'toolhost/console': {},
   'toolhost/otel': {},
   // The peers' own declarations need the DOM lib and fail exactOptionalPropertyTypes (ai@6 also
@@ -285,12 +285,13 @@ export function describeSubpathEntries(getKit: () => PackageKit): void {
       expect(result.loaded.some((url) => url.endsWith('/node_modules/toolhost/dist/src/processes/index.js'))).toBe(true)
     }, SLOW)
 
-    test('toolhost/mcp answers an MCP client: tools/list and tools/call over an in-memory transport', async () => {
+    test('toolhost/mcp answers a v2 MCP client on 2026-07-28: tools/list and tools/call over an in-memory transport', async () => {
       const dir = getKit().project('mcp-round-trip')
       writeFileSync(path.join(dir, 'app.mjs'), MCP_ROUND_TRIP)
       const result = await run(process.execPath, ['app.mjs'], dir)
       expect(result.code, result.stderr).toBe(0)
       expect(JSON.parse(result.stdout)).toEqual({
+        era: 'modern',
         server: { name: 'toolhost', version: JSON.parse(installed('package.json')).version },
         tools: ['current_time', 'echo', 'wait'],
         content: [{ type: 'text', text: 'over MCP' }],
@@ -371,7 +372,6 @@ export function describeSubpathEntries(getKit: () => PackageKit): void {
         expect(errorSites(result).length).toBeGreaterThan(0)
         expectErrorsOnlyIn(result, [foreign])
       }
-      if (entry === 'toolhost/mcp') expect(result.stdout).toContain("Cannot find name 'HeadersInit'")
     }, SLOW)
 
     test('every entry under Bundler resolution with the DOM lib, in one program: only the peers\' own errors', async () => {
