@@ -4,6 +4,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { parseCliArgs } from '../../src/cli/args.js'
 import { parseConfigText } from '../../src/config/load-config.js'
+import { definePrompt } from '../../src/contract/define-prompt.js'
 import { defineTool } from '../../src/contract/define-tool.js'
 import { describeThrown, ERROR_CODES, isErrorCode, isToolhostError, ToolhostError, type ErrorCode } from '../../src/contract/errors.js'
 import { createHost } from '../../src/host/create-host.js'
@@ -121,6 +122,14 @@ const TRIGGERS: Record<ErrorCode, { where: string; trigger: () => Promise<string
   },
   E_CONFIG_INVALID: { where: 'test/config/load-config.test.ts', trigger: () => thrownCode(() => parseConfigText('dispatch:\n  mode: fastest', 'config.yaml')) },
   E_USAGE: { where: 'test/cli/cli-core.test.ts', trigger: () => thrownCode(() => parseCliArgs(['list', '--no-such-option'])) },
+  E_HANDLER_FAILED: {
+    where: 'test/registry/render-prompt.test.ts',
+    trigger: async () => {
+      const scratch = new ToolRegistry()
+      scratch.register(definePrompt({ name: 'fails', description: 'd', handler: () => { throw new Error('broken') } }))
+      return scratch.promptsAndResources.renderPrompt('fails').then(() => undefined, (error: unknown) => (isToolhostError(error) ? error.code : describeThrown(error)))
+    },
+  },
 }
 
 describe('the error catalogue', () => {
