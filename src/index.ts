@@ -48,6 +48,7 @@ export type {
 
 // Offering prompts and resources (MCP), registered like tools.
 export { definePrompt } from './contract/define-prompt.js'
+export type { ArgsOfPromptSchema } from './contract/define-prompt.js'
 export { defineResource } from './contract/define-resource.js'
 export type {
   AnyPrompt,

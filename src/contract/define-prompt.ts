@@ -9,6 +9,12 @@ export const PROMPT_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/
 /** Argument names of a prompt: 1 to 64 letters, digits, `_`, `-` or `.`. */
 export const PROMPT_ARGUMENT_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/
 
+/**
+ * The handler's argument type for a prompt's `arguments` schema `S`: `ArgsOfSchema<S>` (as a tool's)
+ * for a literal schema with `properties`; any other gives `Record<string, string>`.
+ */
+export type ArgsOfPromptSchema<S> = S extends { readonly properties: object } ? ArgsOfSchema<S> : Record<string, string>
+
 const NO_ARGUMENTS = { type: 'object', properties: {}, additionalProperties: false } as const
 
 /**
@@ -25,7 +31,7 @@ const NO_ARGUMENTS = { type: 'object', properties: {}, additionalProperties: fal
  *   handler: (args) => `Review ${args.path} for bugs.`,
  * }))
  */
-export function definePrompt<const S extends ObjectSchema>(spec: PromptSpec<ArgsOfSchema<S>> & { arguments: S }): Prompt<ArgsOfSchema<S>>
+export function definePrompt<const S extends ObjectSchema>(spec: PromptSpec<NoInfer<ArgsOfPromptSchema<S>>> & { arguments: S }): Prompt<ArgsOfPromptSchema<S>>
 export function definePrompt(spec: PromptSpec<Record<string, never>> & { arguments?: undefined }): Prompt<Record<string, never>>
 export function definePrompt<Args = Record<string, string>>(spec: PromptSpec<Args>): Prompt<Args>
 export function definePrompt<Args>(spec: PromptSpec<Args>): Prompt<Args> {
