@@ -1,7 +1,7 @@
 /**
- * `toolhost`: the public API. What a plugin imports (`defineTool`, `registry`, `ToolhostError`, the
- * tool contract's types) and what an embedding agent loop uses (`createHost`, approvers, loggers,
- * the host's types). The rest is in subpath entries: `toolhost/workspace` (file tools' helpers),
+ * `toolhost`: the public API. What a plugin imports (`defineTool`, `definePrompt`, `defineResource`,
+ * `registry`, `ToolhostError`, the tool contract's types) and what an embedding agent loop uses
+ * (`createHost`, approvers, loggers, the host's types). The rest is in subpath entries: `toolhost/workspace` (file tools' helpers),
  * `toolhost/processes`, `toolhost/mcp`, `toolhost/console`, `toolhost/otel`, `toolhost/ai-sdk`,
  * `toolhost/openai-agents`. Every export here is used by README.md or docs/; api/toolhost.api.md is
  * the committed report of this surface (npm run api).
@@ -45,6 +45,37 @@ export type {
   ToolResult,
   ToolSpec,
 } from './contract/types.js'
+
+// Offering prompts and resources (MCP), registered like tools.
+export { definePrompt } from './contract/define-prompt.js'
+export type { ArgsOfPromptSchema } from './contract/define-prompt.js'
+export { defineResource } from './contract/define-resource.js'
+export type {
+  AnyPrompt,
+  AnyResource,
+  Completer,
+  Completion,
+  CompletionContext,
+  ListedResource,
+  Prompt,
+  PromptContext,
+  PromptHandlerResult,
+  PromptMessage,
+  PromptSpec,
+  ReadResult,
+  RenderedPrompt,
+  Resource,
+  ResourceContents,
+  ResourceContext,
+  ResourcePart,
+  ResourceSpec,
+  TemplateVariables,
+  VarsOfTemplate,
+} from './contract/prompt-types.js'
+export type { PromptsAndResources } from './registry/prompts-and-resources.js'
+export type { ListChange, PromptEntry, PromptRequestOptions, ResourceEntry } from './registry/prompt-entries.js'
+export type { CompletionRef } from './registry/complete-argument.js'
+export type { ResourceListing } from './registry/list-resources.js'
 
 // Embedding: a host (hosts come from createHost; Host is the type of one), its options and events.
 export { createHost } from './host/create-host.js'

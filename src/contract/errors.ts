@@ -17,14 +17,15 @@ export const ERROR_CODES = {
   E_LIMIT: 'a configured limit was reached (running processes, sizes)',
   E_NOT_FOUND: 'a thing the call names (file, process id) does not exist',
   E_PLUGIN_LOAD: 'a plugin file failed to import',
-  E_DUPLICATE_TOOL: 'two plugins registered the same tool name',
-  E_SCHEMA_INVALID: 'a tool definition or its JSON Schema is invalid',
+  E_DUPLICATE_TOOL: 'two plugins registered the same tool name, prompt name or resource URI',
+  E_SCHEMA_INVALID: 'a tool, prompt or resource definition or its JSON Schema is invalid',
   E_CONFIG_INVALID: 'config.yaml (or an option) has an unknown key, a wrong type or a bad value',
   E_USAGE: 'the command line is wrong',
   E_REQUEST_STATE_INVALID: 'an MCP retry carried a requestState this host did not seal (tampered, truncated, or sealed with another key)',
   E_REQUEST_STATE_EXPIRED: 'an MCP retry carried a requestState past its expiry: the question was asked too long ago; call again',
   E_REQUEST_STATE_MISMATCH: 'an MCP retry carried a requestState sealed for another call, method or client',
   E_REQUEST_STATE_REPLAYED: 'an MCP retry carried a requestState that was already used once (an approval is consumed at most once)',
+  E_HANDLER_FAILED: 'a prompt\'s handler, a resource\'s read or list, or a completer threw, rejected, or returned something of the wrong shape',
 } as const
 
 export type ErrorCode = keyof typeof ERROR_CODES

@@ -89,14 +89,16 @@ export async function reloadFile(file: string, registry: ToolRegistry, options: 
     const entry = registry.entry(t.name)
     return entry && entry.source === file ? [entry] : []
   })
+  // A file may offer only prompts or resources: it counts as loaded too.
+  const had = old.length > 0 || registry.promptsAndResources.hasSource(file)
   if (!existsSync(file)) {
-    if (old.length === 0) return undefined
+    if (!had) return undefined
     return { kind: 'removed', file, tools: registry.unregisterSource(file) }
   }
   // The new version's tools replace the old ones only once it has imported: calls arriving meanwhile
   // find the old tools, and a failed import leaves them serving.
   const outcome = await loadPluginFile(file, registry, true, options)
-  if (outcome.ok) return { kind: old.length > 0 ? 'reloaded' : 'loaded', file, tools: outcome.tools }
+  if (outcome.ok) return { kind: had ? 'reloaded' : 'loaded', file, tools: outcome.tools }
   return { kind: 'failed', file, message: outcome.message, kept: old.map((e) => e.tool.name) }
 }
 

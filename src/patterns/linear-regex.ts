@@ -178,3 +178,30 @@ function classBody(body: string): string {
 function quote(c: string): string {
   return /[\\.+*?()|[\]{}^$]/.test(c) ? `\\${c}` : c
 }
+
+/**
+ * Compiles a pattern with the linear-time engine into a function that gives the capture groups of
+ * a match of the whole text (group 1 first), or undefined when the text does not match: for
+ * splitting untrusted text (a resource URI from a client) by a pattern with several groups, where a
+ * backtracking engine could take polynomial time. Throws a `SyntaxError` like `compileLinearRegex`.
+ *
+ * @example
+ * compileLinearGroups('notes://([^/]+)/([^/]+)')('notes://a/b') // ['a', 'b']
+ */
+export function compileLinearGroups(pattern: string): (text: string) => string[] | undefined {
+  const { RE2JS } = re2js()
+  let compiled: Re2js.RE2JS
+  try {
+    compiled = RE2JS.compile(pattern)
+  } catch (error) {
+    throw new SyntaxError(String((error as Error).message).replace(/^error parsing regexp: /, ''))
+  }
+  const count = compiled.groupCount()
+  return (text) => {
+    const matcher = compiled.matcher(text)
+    if (!matcher.matches()) return undefined
+    const groups: string[] = []
+    for (let i = 1; i <= count; i++) groups.push(matcher.group(i) ?? '')
+    return groups
+  }
+}

@@ -5,7 +5,9 @@ import { Listeners } from '../contract/listeners.js'
 import { SchemaSlots, type ToolSlots } from './registry-schemas.js'
 import { SchemaCompiler, type ValidateFunction } from './schema.js'
 import { toolAvailability, type AvailabilityOptions } from './tool-availability.js'
+import { PromptsAndResources } from './prompts-and-resources.js'
 import type { AnyTool, Availability, ObjectJsonSchema, OpenAIToolDefinition, ToolSpec } from '../contract/types.js'
+import type { AnyPrompt, AnyResource } from '../contract/prompt-types.js'
 
 /** A registered tool with what the registry derived from it once. */
 export interface RegistryEntry {
@@ -46,6 +48,8 @@ export class ToolRegistry {
   #version = 0
   // Every definition when no tool has a check or needs an env var, else false; undefined until asked.
   #unconditional: OpenAIToolDefinition[] | false | undefined
+  /** The prompts and resources plugins registered (`definePrompt`, `defineResource`), reloaded with their files' tools. */
+  readonly promptsAndResources = new PromptsAndResources()
 
   /** `knownSchemas`: the set of schemas known to compile (default: the process's per-user cache). */
   constructor(options: { knownSchemas?: KnownSchemas } = {}) {
@@ -66,8 +70,9 @@ export class ToolRegistry {
    * from compiling every schema.
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  register(spec: AnyTool | ToolSpec<any>, options: { source?: string } = {}): void {
+  register(spec: AnyTool | ToolSpec<any> | AnyPrompt | AnyResource, options: { source?: string } = {}): void {
     const source = options.source ?? this.#loadingFrom
+    if (isPromptOrResource(spec)) return this.promptsAndResources.register(spec, source)
     let tool: AnyTool
     try {
       tool = defineTool(spec)
@@ -124,15 +129,18 @@ export class ToolRegistry {
     if (this.#staging !== undefined) throw new Error(`${source} cannot be loaded while ${this.#staging.source} is loading`)
     const staging = { source, entries: new Map<string, Entry>(), compiler: new SchemaCompiler() }
     this.#staging = staging
+    this.promptsAndResources.stage(source)
     try {
       await this.loadingFrom(source, load)
       for (const name of staging.entries.keys()) {
         const taken = this.#entries.get(name)
         if (taken !== undefined && taken.source !== source) throw duplicateTool(name, taken.source, source)
       }
+      this.promptsAndResources.checkStaged()
     } catch (error) {
       // Nothing changes: the staged registrations give back the schemas they took.
       for (const entry of staging.entries.values()) this.#schemas.release(entry)
+      this.promptsAndResources.discardStaged()
       throw error
     } finally {
       this.#staging = undefined
@@ -141,6 +149,7 @@ export class ToolRegistry {
     for (const entry of old) this.#forget(entry)
     for (const [name, entry] of staging.entries) this.#entries.set(name, entry)
     if (old.length > 0 || staging.entries.size > 0) this.#changed()
+    this.promptsAndResources.commitStaged()
     return [...staging.entries.keys()].sort()
   }
 
@@ -165,8 +174,9 @@ export class ToolRegistry {
     return true
   }
 
-  /** Removes every tool a plugin file registered; returns their names. */
+  /** Removes every tool (and prompt and resource) a plugin file registered; returns the tools' names. */
   unregisterSource(source: string): string[] {
+    this.promptsAndResources.unregisterSource(source)
     const entries = this.#entriesFrom(source)
     for (const entry of entries) this.#forget(entry)
     if (entries.length > 0) this.#changed()
@@ -247,8 +257,9 @@ export class ToolRegistry {
     return result!
   }
 
-  /** Removes every tool (tests and hot reload start from a clean slate). */
+  /** Removes every tool, prompt and resource (tests and hot reload start from a clean slate). */
   clear(): void {
+    this.promptsAndResources.clear()
     if (this.#entries.size === 0) return
     for (const entry of [...this.#entries.values()]) this.#forget(entry)
     this.#changed()
@@ -282,6 +293,12 @@ export class ToolRegistry {
     const toolsets = query.toolsets ? new Set(query.toolsets) : undefined
     return all.filter((e) => (names?.has(e.tool.name) ?? false) || (toolsets?.has(e.tool.toolset) ?? false))
   }
+}
+
+// definePrompt and defineResource mark what they make; a tool has no `kind`.
+function isPromptOrResource(spec: object): spec is AnyPrompt | AnyResource {
+  const kind = (spec as { kind?: unknown }).kind
+  return kind === 'prompt' || kind === 'resource'
 }
 
 function duplicateTool(name: string, first: string | undefined, second: string | undefined): ToolhostError {

@@ -12,6 +12,9 @@ export interface AvailabilityOptions {
 
 type Check = NonNullable<AnyTool['check']>
 
+/** What availability is decided from: a tool, or a prompt's or resource's name, `check` and `requiresEnv`. */
+export type Gated = Pick<AnyTool, 'name' | 'check' | 'requiresEnv'>
+
 /**
  * Whether each tool is offered now, and if not, why: its `requiresEnv` variables first, then its
  * `check` (each distinct check runs once, within `checkTimeoutMs`; a throw or a timeout hides its
@@ -21,7 +24,7 @@ type Check = NonNullable<AnyTool['check']>
  * await toolAvailability([{ tool: webhook }], { env: {} })
  * // [{ name: 'notify_webhook', available: false, reason: 'missing env var TOOLHOST_WEBHOOK_URL' }]
  */
-export async function toolAvailability(entries: readonly { tool: AnyTool }[], options: AvailabilityOptions): Promise<Availability[]> {
+export async function toolAvailability(entries: readonly { tool: Gated }[], options: AvailabilityOptions): Promise<Availability[]> {
   const env = options.env ?? process.env
   const timeoutMs = options.checkTimeoutMs ?? 2000
   const checks = new Map<Check, Promise<string | undefined> | string | undefined>()
@@ -46,7 +49,7 @@ export async function toolAvailability(entries: readonly { tool: AnyTool }[], op
  * @example
  * missingEnvReason(webhookTool, {}) // 'missing env var TOOLHOST_WEBHOOK_URL'
  */
-export function missingEnvReason(tool: AnyTool, env: NodeJS.ProcessEnv): string | undefined {
+export function missingEnvReason(tool: Gated, env: NodeJS.ProcessEnv): string | undefined {
   if (tool.requiresEnv.length === 0) return undefined
   const absent = missingEnvVars(tool, env)
   return absent.length > 0 ? `missing env var${absent.length > 1 ? 's' : ''} ${absent.join(', ')}` : undefined
@@ -58,7 +61,7 @@ export function missingEnvReason(tool: AnyTool, env: NodeJS.ProcessEnv): string 
  * @example
  * missingEnvVars(webhookTool, {}) // ['TOOLHOST_WEBHOOK_URL']
  */
-export function missingEnvVars(tool: AnyTool, env: NodeJS.ProcessEnv): string[] {
+export function missingEnvVars(tool: Gated, env: NodeJS.ProcessEnv): string[] {
   // Own keys only: a plain env object inherits `toString`, `constructor`, … from Object.prototype.
   return tool.requiresEnv.filter((name) => !(Object.hasOwn(env, name) && env[name]))
 }

@@ -4,6 +4,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { parseCliArgs } from '../../src/cli/args.js'
 import { parseConfigText } from '../../src/config/load-config.js'
+import { definePrompt } from '../../src/contract/define-prompt.js'
 import { defineTool } from '../../src/contract/define-tool.js'
 import { describeThrown, ERROR_CODES, isErrorCode, isToolhostError, ToolhostError, type ErrorCode } from '../../src/contract/errors.js'
 import { createHost } from '../../src/host/create-host.js'
@@ -148,6 +149,14 @@ const TRIGGERS: Record<ErrorCode, { where: string; trigger: () => Promise<string
       await seal.open(token, STATE_BINDING)
       return token
     }),
+  },
+  E_HANDLER_FAILED: {
+    where: 'test/registry/render-prompt.test.ts',
+    trigger: async () => {
+      const scratch = new ToolRegistry()
+      scratch.register(definePrompt({ name: 'fails', description: 'd', handler: () => { throw new Error('broken') } }))
+      return scratch.promptsAndResources.renderPrompt('fails').then(() => undefined, (error: unknown) => (isToolhostError(error) ? error.code : describeThrown(error)))
+    },
   },
 }
 
