@@ -1,6 +1,7 @@
 /** JSON Schema of config.yaml. Every section is closed: an unknown key is an error, not a silent no-op. */
 import { BUILTIN_TOOLSETS } from './builtin-toolsets.js'
 import { DISPATCH_MODES, PERMISSION_MODES } from './types.js'
+import { STORE_PATTERN } from '../store/store-setting.js'
 
 const positiveInt = { type: 'integer', minimum: 1 } as const
 const nonNegativeInt = { type: 'integer', minimum: 0 } as const
@@ -86,4 +87,5 @@ export const CONFIG_SCHEMA = section({
       parallel_safe: { type: 'boolean' },
     }),
   },
+  store: { type: 'string', pattern: STORE_PATTERN },
 })

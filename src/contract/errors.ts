@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   E_SCHEMA_INVALID: 'a tool definition or its JSON Schema is invalid',
   E_CONFIG_INVALID: 'config.yaml (or an option) has an unknown key, a wrong type or a bad value',
   E_USAGE: 'the command line is wrong',
+  E_STORE_UNAVAILABLE: 'the coordination store shared with other hosts (.toolhost/store, or a remote store) cannot be used; the call did not run',
 } as const
 
 export type ErrorCode = keyof typeof ERROR_CODES

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -11,6 +11,7 @@ import type { Host } from '../../src/host/host.js'
 import { loadPlugins } from '../../src/loader/load-plugins.js'
 import { silentLogger } from '../../src/contract/logger.js'
 import { registry, ToolRegistry } from '../../src/registry/registry.js'
+import { LocalStore } from '../../src/store/local-store.js'
 import type { ToolCall } from '../../src/contract/types.js'
 
 // The catalogue walk (avvio style): every code in src/contract/errors.ts has a meaning and a way to trigger
@@ -121,6 +122,27 @@ const TRIGGERS: Record<ErrorCode, { where: string; trigger: () => Promise<string
   },
   E_CONFIG_INVALID: { where: 'test/config/load-config.test.ts', trigger: () => thrownCode(() => parseConfigText('dispatch:\n  mode: fastest', 'config.yaml')) },
   E_USAGE: { where: 'test/cli/cli-core.test.ts', trigger: () => thrownCode(() => parseCliArgs(['list', '--no-such-option'])) },
+  E_STORE_UNAVAILABLE: {
+    where: 'test/store/local-store.test.ts, test/dispatch/schedule/cross-host.test.ts',
+    trigger: async () => {
+      // A host sharing its root with another (so it asks the store), whose state file is then a folder.
+      const shared = mkdtempSync(path.join(os.tmpdir(), 'toolhost-errors-store-'))
+      const other = new LocalStore({ root: shared, log: silentLogger })
+      await other.open()
+      const sharing = await createHost({ config: { plugins: { dirs: [] }, env_file: '' }, loadPlugins: false, root: shared, log: silentLogger })
+      const state = path.join(shared, '.toolhost', 'store', 'state.json')
+      rmSync(state)
+      mkdirSync(state)
+      try {
+        return (await sharing.call({ id: 's', name: 'echo', arguments: '{"text":"x"}' })).error?.code
+      } finally {
+        rmSync(state, { recursive: true })
+        await sharing.close()
+        await other.close()
+        rmSync(shared, { recursive: true, force: true })
+      }
+    },
+  },
 }
 
 describe('the error catalogue', () => {
