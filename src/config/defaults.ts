@@ -75,5 +75,6 @@ export function defaultConfig(): ToolhostConfig {
     openai: { strict: false },
     serve: { host: '127.0.0.1', console: 'loopback', max_message_bytes: 16 * 1024 * 1024, max_sessions: 1000 },
     mcp_servers: {},
+    store: 'local',
   }
 }

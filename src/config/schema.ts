@@ -1,6 +1,7 @@
 /** JSON Schema of config.yaml. Every section is closed: an unknown key is an error, not a silent no-op. */
 import { BUILTIN_TOOLSETS } from './builtin-toolsets.js'
 import { DISPATCH_MODES, PERMISSION_MODES } from './types.js'
+import { STORE_PATTERN } from '../store/store-setting.js'
 
 const positiveInt = { type: 'integer', minimum: 1 } as const
 const nonNegativeInt = { type: 'integer', minimum: 0 } as const
@@ -95,4 +96,5 @@ export const CONFIG_SCHEMA = section({
       protocol: { enum: ['auto', 'legacy', '2026-07-28'] },
     }),
   },
+  store: { type: 'string', pattern: STORE_PATTERN },
 })

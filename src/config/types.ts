@@ -94,6 +94,8 @@ export interface ToolhostConfig {
   openai: { strict: boolean }
   serve: { host: string; console: 'loopback' | 'always' | 'off'; max_message_bytes: number; max_sessions: number }
   mcp_servers: Record<string, McpServerConfig>
+  /** Where hosts sharing this workspace coordinate: `local` (its `.toolhost/store/`), `memory` (this process only), or a `redis://` URL. */
+  store: string
 }
 
 /** A loaded config and where it came from (for error messages and relative paths). */

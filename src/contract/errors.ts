@@ -26,6 +26,7 @@ export const ERROR_CODES = {
   E_REQUEST_STATE_MISMATCH: 'an MCP retry carried a requestState sealed for another call, method or client',
   E_REQUEST_STATE_REPLAYED: 'an MCP retry carried a requestState that was already used once (an approval is consumed at most once)',
   E_HANDLER_FAILED: 'a prompt\'s handler, a resource\'s read or list, or a completer threw, rejected, or returned something of the wrong shape',
+  E_STORE_UNAVAILABLE: 'the coordination store shared with other hosts (.toolhost/store, or a remote store) cannot be used; the call did not run',
 } as const
 
 export type ErrorCode = keyof typeof ERROR_CODES

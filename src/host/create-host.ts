@@ -14,6 +14,8 @@ import { PermissionGate } from '../permissions/permission-gate.js'
 import { openProcessRegistry } from '../processes/attach-processes.js'
 import { startTempSweep } from '../workspace/sweep-temp-files.js'
 import { underRoot } from '../workspace/paths.js'
+import { openStore } from '../store/open-store.js'
+import { storeSetting } from '../store/store-setting.js'
 
 // The services createHost attaches as each subsystem starts; the host reads them, read-only.
 type AttachedServices = { -readonly [K in keyof HostServices]: HostServices[K] }
@@ -35,14 +37,22 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   const setup = { ...resolved, config: withPermissionOverrides(resolved.config, options) }
   const log = options.log ?? createLogger()
   const env = options.env ?? process.env
+  // A bad `store` (or TOOLHOST_STORE) fails start-up naming it, before anything starts.
+  const store = openStore({ ...storeSetting(setup.config.store, setup.file, env), root: setup.root, log })
   // The permission system first: a bad rule fails start-up before any process is adopted.
   const authoriser = options.authoriser ?? new PermissionGate({ config: setup.config, configFile: setup.file, root: setup.root, approve: options.approve, log, audience: options.audience ?? 'developer' })
   const opened = await openProcessRegistry({ root: setup.root, config: setup.config, configFile: setup.file, log, env })
   const sweep = startTempSweep({ root: setup.root, log }) // temp files of killed writes, in the background
-  const services: AttachedServices = { processes: opened.processes, tempSweep: sweep.done }
+  // Joined while the rest starts (plugins load meanwhile), awaited before the host is handed out:
+  // a host alone then starts its first call at once. (It never rejects: a store that cannot be
+  // joined is reported and the host runs alone.)
+  const joined = store.open()
+  const services: AttachedServices = { processes: opened.processes, store, tempSweep: sweep.done }
   const parts: HostParts = { log, authoriser, services, pluginReport: { loaded: [], failed: [], toolsByFile: new Map() }, envFile: undefined }
   const host = new Host(setup, options, parts)
-  // Closed in reverse: the sweep, the processes, then the permission gate (its audit log last).
+  // Closed in reverse: the sweep, the processes, the permission gate (its audit log), then the store
+  // (every call has been released by then: this host leaves it holding nothing).
+  host.onClose(() => store.close())
   if (authoriser instanceof PermissionGate && authoriser !== options.authoriser) host.onClose(() => authoriser.close())
   host.onClose(() => opened.close())
   host.onClose(() => sweep.stop())
@@ -71,6 +81,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   }
   // Loaded only when configured, so hosts without MCP servers never load the MCP client.
   if (Object.keys(setup.config.mcp_servers).length > 0) services.mcpClients = await (await import('../mcp-client/connect-servers.js')).connectMcpServers(host)
+  await joined
   return host
 }
 

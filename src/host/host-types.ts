@@ -11,17 +11,23 @@ import type { ApproveHandler } from '../permissions/approvals.js'
 import type { Authoriser } from '../permissions/authoriser.js'
 import type { ProcessRegistry } from '../processes/process-registry.js'
 import type { ToolRegistry } from '../registry/registry.js'
+import type { CoordinationStore } from '../store/coordination-store.js'
 import type { AskHandler, Logger, ToolError } from '../contract/types.js'
 import type { CallHooks } from '../hooks/hook-types.js'
 
 /**
  * The subsystems a host holds (`host.services`; tools see `processes` as `ctx.services.processes`).
- * `processes` and `tempSweep` start with the host; the others exist only when configured, and are
+ * `processes`, `store` and `tempSweep` start with the host; the others exist only when configured, and are
  * absent until then.
  */
 export interface HostServices {
   /** The host's process registry: what `terminal` and `process` use. */
   readonly processes: ProcessRegistry
+  /**
+   * The coordination store shared with other hosts of the workspace (config `store`,
+   * TOOLHOST_STORE): reservations, rate slots and single-use tokens across hosts.
+   */
+  readonly store: CoordinationStore
   /** The start-up sweep of temp files left by interrupted writes: what it removed, once done. */
   readonly tempSweep: Promise<{ removed: string[] }>
   /** The `mcp_servers` connections (MCP client), when any is configured. */

@@ -120,6 +120,8 @@ export class Host {
       priority: setup.config.dispatch.priority,
       estimates: new DurationEstimates(setup.config.dispatch.duration_estimates === '' ? undefined : underRoot(setup.root, setup.config.dispatch.duration_estimates), setup.root),
       onAnswer: (outcome) => outcome.ok && results.claim(outcome.value),
+      // A store of this process alone has nothing to say about a call: the scheduler is it.
+      ...(parts.services.store.scope === 'process' ? {} : { store: parts.services.store }),
     })
     this.#admission = new HostAdmission({ host: this, scheduler: this.#scheduler, strict: this.#strict, admit: this.#admit, events: this.#events, results, now: this.#now })
     // Estimates a previous run left (`dispatch.duration_estimates`); a bad file is reported and ignored.

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -12,6 +12,7 @@ import type { Host } from '../../src/host/host.js'
 import { loadPlugins } from '../../src/loader/load-plugins.js'
 import { silentLogger } from '../../src/contract/logger.js'
 import { registry, ToolRegistry } from '../../src/registry/registry.js'
+import { LocalStore } from '../../src/store/local-store.js'
 import type { ToolCall } from '../../src/contract/types.js'
 import { MemoryApprovalLedger } from '../../src/mcp/approval-ledger.js'
 import { callDigest, RequestStateSeal } from '../../src/mcp/request-state.js'
@@ -156,6 +157,27 @@ const TRIGGERS: Record<ErrorCode, { where: string; trigger: () => Promise<string
       const scratch = new ToolRegistry()
       scratch.register(definePrompt({ name: 'fails', description: 'd', handler: () => { throw new Error('broken') } }))
       return scratch.promptsAndResources.renderPrompt('fails').then(() => undefined, (error: unknown) => (isToolhostError(error) ? error.code : describeThrown(error)))
+    },
+  },
+  E_STORE_UNAVAILABLE: {
+    where: 'test/store/local-store.test.ts, test/dispatch/schedule/cross-host.test.ts',
+    trigger: async () => {
+      // A host sharing its root with another (so it asks the store), whose state file is then a folder.
+      const shared = mkdtempSync(path.join(os.tmpdir(), 'toolhost-errors-store-'))
+      const other = new LocalStore({ root: shared, log: silentLogger })
+      await other.open()
+      const sharing = await createHost({ config: { plugins: { dirs: [] }, env_file: '' }, loadPlugins: false, root: shared, log: silentLogger })
+      const state = path.join(shared, '.toolhost', 'store', 'state.json')
+      rmSync(state)
+      mkdirSync(state)
+      try {
+        return (await sharing.call({ id: 's', name: 'echo', arguments: '{"text":"x"}' })).error?.code
+      } finally {
+        rmSync(state, { recursive: true })
+        await sharing.close()
+        await other.close()
+        rmSync(shared, { recursive: true, force: true })
+      }
     },
   },
 }

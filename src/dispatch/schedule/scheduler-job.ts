@@ -4,8 +4,16 @@ import type { ToolProfile } from './duration-estimates.js'
 import type { Execution } from '../execute/execute-call.js'
 import type { JobOutcome, SchedulableCall, Wait } from './scheduler-types.js'
 import type { PoolJob, PoolPlace, RateSlot } from './worker-pool.js'
+import type { Lease } from '../../store/coordination-store.js'
 
 type JobState = 'pending' | 'running' | 'done'
+
+/**
+ * Where a call stands with the coordination store: not asked yet, asking (waiting for other hosts),
+ * holding a lease, or passed unasked while this host was alone (its claim is published if another
+ * host joins while it is held).
+ */
+export type StoreStanding = 'none' | 'asking' | 'leased' | 'alone'
 
 /**
  * The calls of one submission with a signal: its abort listener goes once all are released.
@@ -62,6 +70,11 @@ export class Job implements PoolJob {
   /** Ended without starting (its approval refused, or interrupted first): it was nobody's wait. */
   skipped = false
   submission: Submission | undefined = undefined
+  storeStanding: StoreStanding = 'none'
+  /** The store's lease on this call's claim, given back on release. */
+  lease: Lease | undefined = undefined
+  /** Gives up the store request while asking (the call was released first). */
+  storeAbort: AbortController | undefined = undefined
   readonly outcome: Promise<JobOutcome>
   #resolve!: (outcome: JobOutcome) => void
 

@@ -4,6 +4,7 @@ import type { DurationEstimates, ToolProfile } from './duration-estimates.js'
 import type { Execution, Outcome } from '../execute/execute-call.js'
 import type { Footprint } from '../admit/footprint.js'
 import type { RateLimit } from './rate-limits.js'
+import type { CoordinationStore } from '../../store/coordination-store.js'
 
 /** What the scheduler needs of a call that passed parse, lookup, validation and authorisation. */
 export interface SchedulableCall {
@@ -21,6 +22,8 @@ export interface SchedulableCall {
 export interface Wait {
   id: string
   reason: string
+  /** Set when the call waits for another host sharing the workspace (`host <pid>`): `id` is that host's call. */
+  host?: string
 }
 
 export type SchedulerEvent =
@@ -53,6 +56,12 @@ export interface SchedulerOptions {
   priority?: 'critical-path' | 'call-order'
   /** Per-tool duration estimates (e.g. loaded from a previous run); default: start with none. */
   estimates?: DurationEstimates
+  /**
+   * The store this host shares with other hosts of its workspace (not a `process`-scoped one): a
+   * call asks it once its waits in this host are over, and a rate-limited call asks it for its rate
+   * slot. Undefined: this host coordinates with no one.
+   */
+  store?: CoordinationStore
 }
 
 export interface SubmitOptions {

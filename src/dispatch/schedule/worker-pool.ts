@@ -2,6 +2,7 @@ import PQueue from 'p-queue'
 import type { ToolProfile } from './duration-estimates.js'
 import { compileRateLimits, rateRuleFor, sameRateLimit, type RateLimit, type RateRule } from './rate-limits.js'
 import { ReadyQueue, type ReadyOptions } from './ready-queue.js'
+import type { CoordinationStore, RateTicket } from '../../store/coordination-store.js'
 
 /** Where a call stands in the pool: not in it, waiting for a worker, waiting for its rate slot, rate slot taken and first in line for a worker, or running. */
 export type PoolPlace = 'none' | 'worker' | 'rate' | 'cleared' | 'started'
@@ -25,6 +26,10 @@ export interface RateSlot {
   readonly abort: AbortController
   /** Resolves the group's task: its group slot is free again. */
   done: (() => void) | undefined
+  /** The call's place in its rule's count across hosts (the coordination store), given back on release. */
+  ticket: RateTicket | undefined
+  /** Gives up waiting for that place (the call was released first). */
+  ticketWait: AbortController | undefined
 }
 
 /** The calls of one `rate_limits` key: a p-queue with the group's `interval`/`intervalCap`/`concurrency`. */
@@ -69,6 +74,8 @@ export class WorkerPool {
   readonly #run: (job: PoolJob) => Promise<unknown> | undefined
   readonly #onMoved: ((jobs: readonly PoolJob[]) => void) | undefined
   readonly #onRateWait: ((jobs: readonly PoolJob[]) => void) | undefined
+  readonly #store: CoordinationStore | undefined
+  readonly #onStoreFailure: ((job: PoolJob, error: unknown) => void) | undefined
   #running = 0
   #peak = 0
   // Rate-cleared calls handed to the worker queue and not yet started: they count as busy workers.
@@ -83,7 +90,11 @@ export class WorkerPool {
    * new wait. `onRateWait`: calls that waited for a worker in their rate group and, now that a worker
    * is free, still wait, for their rate slot.
    */
-  constructor(options: { concurrency: number; run: (job: PoolJob) => Promise<unknown> | undefined; rateLimits?: Readonly<Record<string, RateLimit>>; onMoved?: (jobs: readonly PoolJob[]) => void; onRateWait?: (jobs: readonly PoolJob[]) => void }) {
+  /**
+   * `store`: the coordination store other hosts share; a call's rate slot then also takes its place
+   * in its rule's count across hosts (`onStoreFailure` when the store cannot be asked).
+   */
+  constructor(options: { concurrency: number; run: (job: PoolJob) => Promise<unknown> | undefined; rateLimits?: Readonly<Record<string, RateLimit>>; onMoved?: (jobs: readonly PoolJob[]) => void; onRateWait?: (jobs: readonly PoolJob[]) => void; store?: CoordinationStore; onStoreFailure?: (job: PoolJob, error: unknown) => void }) {
     // The queue class hands each instance p-queue makes of it back to this pool (see `setRateLimits`).
     const pool = this
     this.#queue = new PQueue<ReadyQueue, ReadyOptions>({
@@ -98,6 +109,8 @@ export class WorkerPool {
     this.#run = options.run
     this.#onMoved = options.onMoved
     this.#onRateWait = options.onRateWait
+    this.#store = options.store
+    this.#onStoreFailure = options.onStoreFailure
     if (options.rateLimits) this.setRateLimits(options.rateLimits)
   }
 
@@ -282,6 +295,8 @@ export class WorkerPool {
       this.#cleared--
     }
     job.place = 'none'
+    if (slot.ticket !== undefined) this.#store!.releaseRateSlot(slot.ticket)
+    else slot.ticketWait?.abort()
     slot.done?.()
   }
 
@@ -299,7 +314,7 @@ export class WorkerPool {
   }
 
   #toGroup(job: PoolJob, group: RateGroup): void {
-    const slot: RateSlot = { group, abort: new AbortController(), done: undefined }
+    const slot: RateSlot = { group, abort: new AbortController(), done: undefined, ticket: undefined, ticketWait: undefined }
     job.rate = slot
     job.place = 'rate'
     group.waiting.add(job)
@@ -316,9 +331,41 @@ export class WorkerPool {
       slot.done = resolve
     })
     this.#cleared++
-    this.#toWorkers(job, FIRST)
+    const store = this.#store
+    if (store === undefined) {
+      this.#toWorkers(job, FIRST)
+    } else if (!store.needsAsk) {
+      // Alone: the store only notes the start (to publish if another host joins); no wait.
+      slot.ticket = store.takeRateSlot(slot.group.rule) as RateTicket
+      this.#toWorkers(job, FIRST)
+    } else {
+      this.#awaitTicket(job, slot, store)
+    }
     if (this.isSaturated()) this.#pauseGroups()
     return done
+  }
+
+  // Other hosts count under the same rule: the call keeps its worker (counted as cleared) while the
+  // store finds it a place, then goes first in line.
+  #awaitTicket(job: PoolJob, slot: RateSlot, store: CoordinationStore): void {
+    job.place = 'cleared'
+    const wait = new AbortController()
+    slot.ticketWait = wait
+    Promise.resolve(store.takeRateSlot(slot.group.rule, wait.signal)).then(
+      (taken) => {
+        slot.ticketWait = undefined
+        if (job.rate !== slot || !job.isPending()) {
+          store.releaseRateSlot(taken)
+          return
+        }
+        slot.ticket = taken
+        this.#toWorkers(job, FIRST)
+      },
+      (error: unknown) => {
+        slot.ticketWait = undefined
+        if (job.rate === slot && job.isPending()) this.#onStoreFailure?.(job, error)
+      },
+    )
   }
 
   #group(rule: RateRule): RateGroup {

@@ -1,0 +1,173 @@
+import { closeSync, openSync, renameSync, rmdirSync, rmSync, writeSync } from 'node:fs'
+import { mkdir } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import type { Logger } from '../contract/types.js'
+import { readStateFile, stateFolderProblem } from '../workspace/state-files.js'
+import type { StateBackend } from './state-store.js'
+import { emptyState, isEmptyState, pruneState, type HostEntry, type StoreState } from './store-state.js'
+
+// Thousands of leases take well under this; a larger file is not one a host wrote.
+const MAX_STATE_BYTES = 8 << 20
+// A holder keeps the lock for a transaction (a read and a rename); one that died holding it is
+// passed over after LOCK_STALE_MS (proper-lockfile refreshes a held lock's mtime meanwhile).
+const LOCK_STALE_MS = 2000
+const LOCK_RETRIES = { retries: 400, factor: 1.3, minTimeout: 1, maxTimeout: 20, randomize: true }
+
+/**
+ * The local store's state: `state.json` in a folder under the root (`.toolhost/store/`), read and
+ * rewritten whole inside a lock (proper-lockfile: a lock folder made with mkdir, stale after 2 s
+ * without its holder's refresh). Written to a new file and renamed over, so a reader never sees
+ * half of it; never read or written through a link planted on the way (`state-files.ts`).
+ *
+ * @example
+ * const file = new StateFile('/ws', '/ws/.toolhost/store', log)
+ * await file.transact((state) => ({ value: Object.keys(state.hosts), changed: false }))
+ */
+export class StateFile implements StateBackend {
+  readonly where: string
+  readonly #root: string
+  readonly #dir: string
+  readonly #file: string
+  readonly #lock: string
+  readonly #log: Logger
+  readonly #machine = os.hostname()
+  readonly #queue: Array<{ fn: (state: StoreState, now: number) => { value: unknown; changed: boolean }; resolve: (value: unknown) => void; reject: (error: unknown) => void }> = []
+  #draining = false
+
+  constructor(root: string, dir: string, log: Logger) {
+    this.#root = root
+    this.#dir = dir
+    this.#file = path.join(dir, 'state.json')
+    this.#lock = path.join(dir, 'state.lock')
+    this.where = dir
+    this.#log = log
+  }
+
+  transact<T>(fn: (state: StoreState, now: number) => { value: T; changed: boolean }): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ fn, resolve: resolve as (value: unknown) => void, reject })
+      if (!this.#draining) void this.#drain()
+    })
+  }
+
+  // Transactions asked for while another is under way share one lock, read and write: under load a
+  // host's releases and requests cost one rewrite of the file together, and never contend with
+  // each other for the lock.
+  async #drain(): Promise<void> {
+    this.#draining = true
+    try {
+      while (this.#queue.length > 0) {
+        const batch = this.#queue.splice(0)
+        let release: (() => Promise<void>) | undefined
+        try {
+          release = await this.#acquire()
+          const state = this.#read()
+          const now = Date.now()
+          let changed = pruneState(state, now, (host) => this.#isGone(host))
+          const results: Array<() => void> = []
+          for (const op of batch) {
+            try {
+              const result = op.fn(state, now)
+              changed ||= result.changed
+              results.push(() => op.resolve(result.value))
+            } catch (error) {
+              results.push(() => op.reject(error))
+            }
+          }
+          if (changed) this.#write(state)
+          for (const settle of results) settle()
+        } catch (error) {
+          for (const op of batch) op.reject(error)
+        } finally {
+          await release?.().catch((error: unknown) => this.#log.warn(`the coordination store's lock ${this.#lock} could not be released: ${(error as Error).message}`))
+        }
+      }
+    } finally {
+      this.#draining = false
+    }
+  }
+
+  /** Removes the state file (inside the lock) when nothing is left in it, then the folders left empty. */
+  async removeIfEmpty(): Promise<void> {
+    const release = await this.#acquire()
+    let empty = false
+    try {
+      empty = isEmptyState(this.#read())
+      if (empty) rmSync(this.#file, { force: true })
+    } finally {
+      await release().catch(() => undefined)
+    }
+    if (!empty) return
+    // Folders go only when empty (another host may be making its own there right now: rmdir fails then).
+    for (const folder of [this.#dir, path.dirname(this.#dir)]) {
+      if (folder === this.#root || !folder.startsWith(this.#root + path.sep)) break
+      try {
+        rmdirSync(folder)
+      } catch {
+        break
+      }
+    }
+  }
+
+  async #acquire(): Promise<() => Promise<void>> {
+    const problem = stateFolderProblem(this.#root, this.#file)
+    if (problem !== undefined) throw new Error(problem)
+    for (let attempt = 0; ; attempt++) {
+      await mkdir(this.#dir, { recursive: true, mode: 0o700 })
+      try {
+        // Loaded on the first transaction: a host that never shares its root never loads it.
+        const lockfile = (await import('proper-lockfile')).default
+        return await lockfile.lock(this.#dir, {
+          lockfilePath: this.#lock,
+          realpath: false,
+          stale: LOCK_STALE_MS,
+          retries: LOCK_RETRIES,
+          onCompromised: (error) => this.#log.warn(`the coordination store's lock ${this.#lock} was taken over while held (${error.message})`),
+        })
+      } catch (error) {
+        // The folder went between mkdir and lock (the last host leaving removed it): make it again.
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 3) throw error
+      }
+    }
+  }
+
+  #read(): StoreState {
+    const read = readStateFile(this.#file, MAX_STATE_BYTES)
+    if (read === undefined) return emptyState()
+    if ('problem' in read) throw new Error(read.problem)
+    try {
+      const state = JSON.parse(read.text) as StoreState
+      if (state?.version === 1 && typeof state.hosts === 'object' && Array.isArray(state.leases) && Array.isArray(state.waiters)) return state
+    } catch {
+      // fall through: unreadable
+    }
+    // Every host renews its entry within a second, so starting over loses only a moment's leases.
+    this.#log.warn(`the coordination store's state ${this.#file} was unreadable; it starts over`)
+    return emptyState()
+  }
+
+  #write(state: StoreState): void {
+    const temp = `${this.#file}.${process.pid}.${Date.now().toString(36)}.tmp`
+    // O_EXCL: never through a link planted at the temporary name; rename replaces a link at the file itself.
+    const fd = openSync(temp, 'wx', 0o600)
+    try {
+      writeSync(fd, JSON.stringify(state))
+    } finally {
+      closeSync(fd)
+    }
+    renameSync(temp, this.#file)
+  }
+
+  // A host on this machine whose process is gone (kill -9): its leases go at once, not after its
+  // time to live. The pid alone may have been reused: then it lapses with HOST_TTL_MS.
+  #isGone(host: HostEntry): boolean {
+    if (host.machine !== this.#machine || host.pid === process.pid) return false
+    try {
+      process.kill(host.pid, 0)
+      return false
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ESRCH'
+    }
+  }
+}
