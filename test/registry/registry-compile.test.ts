@@ -56,7 +56,7 @@ describe('when schemas compile', () => {
   })
 
   test.each([
-    { why: 'an unknown keyword (ajv strict mode)', parameters: { type: 'object', properties: { a: { type: 'string', maxLenght: 3 } } }, message: /unknown keyword: "maxLenght"/ },
+    { why: 'an unknown keyword (ajv strict mode)', parameters: { type: 'object', properties: { a: { type: 'string', maxLenght: 3 } } }, message: /`properties.a`: unknown keyword "maxLenght" \(did you mean "maxLength"\?\)/ },
     { why: 'a misspelt type', parameters: { type: 'object', properties: { a: { type: 'strin' } } }, message: /invalid parameters schema/ },
     { why: 'an unknown format', parameters: { type: 'object', properties: { a: { type: 'string', format: 'emial' } } }, message: /unknown format "emial"/ },
   ])('$why fails at registration, every time: an invalid schema never enters the cache', ({ parameters, message }) => {
