@@ -9,7 +9,8 @@
 
 // Writing a tool.
 export { defineTool } from './contract/define-tool.js'
-export type { ArgsOfSchema, ObjectSchema } from './contract/define-tool.js'
+export type { ArgsOfSchema, ObjectSchema, StandardToolSpec } from './contract/define-tool.js'
+export type { StandardInput, StandardIssue, StandardJsonSchema, StandardOutput, StandardResult } from './contract/standard-schema-types.js'
 export { registry, ToolRegistry } from './registry/registry.js'
 export type { DefinitionQuery, RegistryEntry } from './registry/registry.js'
 export type { AvailabilityOptions } from './registry/tool-availability.js'

@@ -10,6 +10,7 @@ import { showProgress } from './progress-display.js'
 import { renderTimeline, type PoolWait } from './timeline.js'
 import { describeRateLimit } from '../dispatch/schedule/rate-limits.js'
 import type { PlannedCall } from '../host/host-types.js'
+import { configNameLines, envHint } from './doctor-names.js'
 
 export interface Output {
   out: (text: string) => void
@@ -76,7 +77,8 @@ export async function doctorCommand(host: Host, _args: CliArgs, io: Output): Pro
   for (const dir of host.pluginReport.missingDirs ?? []) io.out(`  missing folder ${dir}`)
   const hidden = (await host.registry.explainAvailability({}, { checkTimeoutMs: c.availability.check_timeout_ms, env: host.env, canAsk: host.ask !== undefined })).filter((a) => !a.available)
   io.out(`tools:         ${host.registry.list().length} registered, ${hidden.length} hidden`)
-  for (const h of hidden) io.out(`  hidden  ${h.name}: ${h.reason}`)
+  for (const h of hidden) io.out(`  hidden  ${h.name}: ${h.reason}${envHint(host, h.name)}`)
+  for (const line of configNameLines(host)) io.out(line)
   return host.pluginReport.failed.length > 0 || servers.some((m) => !m.connected) ? 1 : 0
 }
 

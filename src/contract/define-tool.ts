@@ -1,6 +1,8 @@
 import { ToolhostError } from './errors.js'
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts'
-import type { Tool, ToolSpec } from './types.js'
+import { handlerParsingWith, isStandardSchema, jsonSchemaOf } from './standard-schema.js'
+import type { StandardInput, StandardJsonSchema, StandardOutput } from './standard-schema-types.js'
+import type { JsonSchema, Tool, ToolHandler, ToolSpec } from './types.js'
 
 /**
  * Tool names every model API accepts: letters, digits, `_` and `-`; 1 to 64 characters (OpenAI's
@@ -23,6 +25,18 @@ export interface ObjectSchema {
 export type ArgsOfSchema<S> = string extends keyof S ? Record<string, unknown> : S extends JSONSchema ? FromSchema<S> : Record<string, unknown>
 
 /**
+ * A tool spec whose `parameters` is a zod 4 object schema (or another Standard Schema that gives JSON
+ * Schema): the handler gets what the schema's `validate` produces (defaults and transforms applied);
+ * `readOnly`, `scope` and the other per-call functions get the arguments as sent, checked.
+ */
+export type StandardToolSpec<S> = Omit<ToolSpec<StandardInput<S>>, 'parameters' | 'handler' | 'outputSchema'> & {
+  parameters: S
+  handler: ToolHandler<StandardOutput<S>>
+  /** The structured content's schema: JSON Schema, or a zod object schema (its output side is used). */
+  outputSchema?: JsonSchema | StandardJsonSchema
+}
+
+/**
  * Fills a tool spec with conservative defaults: not parallel-safe, not read-only, not destructive,
  * no scope, no check. A tool must opt in to every optimisation.
  *
@@ -36,10 +50,23 @@ export type ArgsOfSchema<S> = string extends keyof S ? Record<string, unknown> :
  * Typed arguments: the handler's `args` type comes from the schema itself (json-schema-to-ts
  * `FromSchema`): above, `args` is `{ text: string }` and `args.txt` is a type error. An explicit type
  * argument (`defineTool<{ text: string }>({...})`) still works and wins.
+ *
+ * zod: `parameters` (and `outputSchema`) may be a zod 4 object schema, or any Standard Schema with a
+ * JSON Schema converter. It is converted to JSON Schema once, here; the handler's `args` is its
+ * output type and goes through its `validate` (refinements, defaults) before the handler runs:
+ *
+ * @example
+ * registry.register(defineTool({
+ *   name: 'read_head', description: 'First lines of a file.',
+ *   parameters: z.object({ path: z.string(), lines: z.number().int().min(1).default(10) }),
+ *   handler: async (args) => `${args.path}: ${args.lines}`, // args: { path: string; lines: number }
+ * }))
  */
+export function defineTool<const S extends StandardJsonSchema<Record<string, unknown>, Record<string, unknown>>>(spec: StandardToolSpec<S>): Tool<StandardInput<S>>
 export function defineTool<const S extends ObjectSchema>(spec: ToolSpec<ArgsOfSchema<S>> & { parameters: S }): Tool<ArgsOfSchema<S>>
 export function defineTool<Args = Record<string, unknown>>(spec: ToolSpec<Args>): Tool<Args>
-export function defineTool<Args>(spec: ToolSpec<Args>): Tool<Args> {
+export function defineTool<Args>(given: ToolSpec<Args> | StandardToolSpec<unknown>): Tool<Args> {
+  const spec = withJsonSchemas(given as ToolSpec<Args>)
   assertSpecShape(spec)
   return {
     name: spec.name,
@@ -65,6 +92,22 @@ export function defineTool<Args>(spec: ToolSpec<Args>): Tool<Args> {
     maxResultChars: spec.maxResultChars,
     timeoutMs: spec.timeoutMs,
   }
+}
+
+// A Standard Schema (zod) in `parameters` or `outputSchema` becomes its JSON Schema, once; the
+// handler then parses its arguments with it. Anything else is left for assertSpecShape to judge.
+function withJsonSchemas<Args>(spec: ToolSpec<Args>): ToolSpec<Args> {
+  if (typeof spec !== 'object' || spec === null) return spec
+  const { parameters, outputSchema } = spec as { parameters: unknown; outputSchema?: unknown }
+  if (!isStandardSchema(parameters) && !isStandardSchema(outputSchema)) return spec
+  const where = (key: string): string => `defineTool: tool "${String(spec.name)}": \`${key}\``
+  const out: ToolSpec<Args> = { ...spec }
+  if (isStandardSchema(parameters)) {
+    out.parameters = jsonSchemaOf(parameters, 'input', where('parameters'))
+    if (typeof spec.handler === 'function') out.handler = handlerParsingWith(parameters, spec.handler as ToolHandler<unknown>, String(spec.name)) as ToolHandler<Args>
+  }
+  if (isStandardSchema(outputSchema)) out.outputSchema = jsonSchemaOf(outputSchema, 'output', where('outputSchema'))
+  return out
 }
 
 function assertSpecShape(spec: ToolSpec<never>): void {

@@ -3,6 +3,7 @@ import { logSchedulingEvents } from '../observe/log-events.js'
 import { loadEnvFile } from '../config/env-file.js'
 import { DISPATCH_MODES, PERMISSION_MODES } from '../config/types.js'
 import { checkChoice, resolveSetup, withPermissionOverrides } from './setup.js'
+import { checkConfigNames } from './config-names.js'
 import type { HostOptions, HostServices } from './host-types.js'
 import { Host, type HostParts } from './host.js'
 import { builtinPluginFiles, duplicatesBuiltins } from '../loader/builtin-plugins.js'
@@ -81,6 +82,10 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   }
   // Loaded only when configured, so hosts without MCP servers never load the MCP client.
   if (Object.keys(setup.config.mcp_servers).length > 0) services.mcpClients = await (await import('../mcp-client/connect-servers.js')).connectMcpServers(host)
+  // A misspelt tool name in config disables what it configures without a word: say so once the
+  // tools are in (none yet: an embedding registers them later, and every name would be reported).
+  const tools = host.registry.list()
+  if (tools.length > 0) for (const unmatched of checkConfigNames(setup.config, tools)) host.log.warn(`${setup.file ?? 'createHost({ config })'}: ${unmatched.message}`)
   await joined
   return host
 }

@@ -1,6 +1,7 @@
 import { describeThrown, ToolhostError } from '../contract/errors.js'
 import type { KnownSchemas } from './known-schemas.js'
 import { SchemaCompiler, type ValidateFunction } from './schema.js'
+import { describeCompileFailure } from './schema-problems.js'
 import type { AnyTool, JsonSchema } from '../contract/types.js'
 
 /** One compiled (or known-good, not yet compiled) schema, shared by the tools whose schema has the same text. */
@@ -98,7 +99,8 @@ export class SchemaSlots {
       try {
         slot.validate = compiler.compile(slot.schema)
       } catch (error) {
-        throw invalid(error)
+        // Every fault at once, in plain words with its place in the schema, not ajv's first.
+        throw invalid(new Error(describeCompileFailure(slot.schema, error), { cause: error }))
       }
       if (key !== undefined) this.#known.add(key)
     }

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module'
-import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv'
+import type { Ajv, Options, ValidateFunction } from 'ajv'
 import type { RegExpEngine } from 'ajv/dist/types/index.js'
 import { ToolhostError } from '../contract/errors.js'
 import { compileLinearRegex } from '../patterns/linear-regex.js'
@@ -50,15 +50,22 @@ export function schemaDialect(schema: JsonSchema): SchemaDialect {
 /**
  * The one ajv set-up for model input, in a dialect (default 2020-12): strict schemas, own properties
  * only, and none of the options that would let input change itself or the schema ($data, coercion,
- * defaults, removeAdditional).
+ * defaults, removeAdditional). A strict-mode fault of a schema throws, as `strict: true` does, unless
+ * `onStrictFault` takes it: then compiling goes on, so every fault of a schema can be reported at
+ * once (`schema-problems.ts`). `formats` adds format names to accept as annotations.
  *
  * @example
  * const validate = createAjv('draft-07').compile({ type: 'object', properties: { path: { type: 'string' } } })
  */
-export function createAjv(dialect: SchemaDialect = DEFAULT_SCHEMA_DIALECT): Ajv {
+export function createAjv(dialect: SchemaDialect = DEFAULT_SCHEMA_DIALECT, extra: { formats?: readonly string[]; onStrictFault?: (message: string) => void } = {}): Ajv {
   // The standard format names are accepted as annotations (not checked: no format library is
   // bundled), so a schema written for any JSON Schema tool compiles; a misspelt format still fails.
-  const options: Options = { ...AJV_OPTIONS, formats: Object.fromEntries(ANNOTATION_FORMATS.map((name) => [name, true as const])), code: { regExp: linearPattern } }
+  const formats = Object.fromEntries([...ANNOTATION_FORMATS, ...(extra.formats ?? [])].map((name) => [name, true as const]))
+  const onStrictFault = extra.onStrictFault ?? ((message: string) => {
+    throw new Error(message)
+  })
+  const logger = { log: () => {}, error: () => {}, warn: (message: unknown) => (isStrictFault(String(message)) ? onStrictFault(String(message)) : undefined) }
+  const options: Options = { ...AJV_OPTIONS, formats, logger, code: { regExp: linearPattern } }
   if (dialect === '2020-12') {
     const { Ajv2020 } = lazyRequire('ajv/dist/2020') as typeof import('ajv/dist/2020.js')
     return new Ajv2020(options)
@@ -69,6 +76,9 @@ export function createAjv(dialect: SchemaDialect = DEFAULT_SCHEMA_DIALECT): Ajv 
 
 const AJV_OPTIONS: Options = {
   strict: true,
+  // Strict faults of the schema go to the logger (which throws unless told to collect): see createAjv.
+  strictSchema: 'log',
+  strictRequired: 'log',
   ownProperties: true,
   allErrors: true,
   $data: false,
@@ -78,7 +88,12 @@ const AJV_OPTIONS: Options = {
   // Plugin schemas often carry `examples` and similar annotations.
   strictTypes: 'log',
   strictTuples: 'log',
-  logger: false,
+}
+
+// What the logger hears that is a fault of the schema: ajv's strict-mode messages, but not the
+// type and tuple hints (strictTypes, strictTuples: logged, never refused).
+function isStrictFault(message: string): boolean {
+  return message.startsWith('strict mode: ') && !message.endsWith('(strictTypes)') && !/-tuple, but minItems/.test(message)
 }
 
 /**
@@ -155,79 +170,4 @@ export const ANNOTATION_FORMATS = [
 
 export type { ValidateFunction }
 
-/**
- * Turns ajv errors into one line per problem, each naming the field by its path, in words a model
- * can act on ("`path` is required", "`limit` must be integer, got string").
- */
-export function describeSchemaErrors(errors: readonly ErrorObject[] | null | undefined, data: unknown, root = 'the arguments object'): string[] {
-  if (!errors || errors.length === 0) return []
-  const lines = new Set<string>()
-  for (const error of errors) lines.add(describeOne(error, data, root))
-  return [...lines]
-}
-
-function describeOne(error: ErrorObject, data: unknown, root: string): string {
-  const fieldName = (instancePath: string): string => nameField(instancePath, root)
-  const at = fieldName(error.instancePath)
-  const params = error.params as Record<string, unknown>
-  switch (error.keyword) {
-    case 'required':
-      return `${fieldName(`${error.instancePath}/${String(params.missingProperty)}`)} is required but missing`
-    case 'additionalProperties':
-      return `${fieldName(`${error.instancePath}/${String(params.additionalProperty)}`)} is not an accepted field; remove it`
-    case 'type':
-      return `${at} must be ${String(params.type)}, got ${typeName(valueAt(data, error.instancePath))}`
-    case 'enum':
-      return `${at} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}${gotScalar(valueAt(data, error.instancePath))}`
-    case 'minLength':
-    case 'maxLength':
-    case 'minItems':
-    case 'maxItems':
-    case 'minProperties':
-    case 'maxProperties':
-      return `${at} ${sizeRule(error.keyword, Number(params.limit))}${gotScalar(valueAt(data, error.instancePath))}`
-    case 'const':
-      return `${at} must be ${JSON.stringify(params.allowedValue)}${gotScalar(valueAt(data, error.instancePath))}`
-    default:
-      return `${at} ${error.message ?? 'is invalid'}${gotScalar(valueAt(data, error.instancePath))}`
-  }
-}
-
-// ajv says "must NOT have fewer than 1 characters"; a person or a model reads a plain rule better.
-function sizeRule(keyword: string, limit: number): string {
-  const unit = keyword.endsWith('Length') ? 'character' : keyword.endsWith('Items') ? 'item' : 'field'
-  const counted = `${limit} ${unit}${limit === 1 ? '' : 's'}`
-  const least = keyword.startsWith('min')
-  return keyword.endsWith('Length') ? `must be at ${least ? 'least' : 'most'} ${counted} long` : `must have at ${least ? 'least' : 'most'} ${counted}`
-}
-
-/** ", got 0" for a number, boolean or short string; nothing for larger values. */
-function gotScalar(value: unknown): string {
-  if (typeof value === 'number' || typeof value === 'boolean') return `, got ${String(value)}`
-  if (typeof value === 'string' && value.length <= 60) return `, got ${JSON.stringify(value)}`
-  return ''
-}
-
-function nameField(instancePath: string, root: string): string {
-  if (instancePath === '') return root
-  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
-  return '`' + parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`)).join('') + '`'
-}
-
-function valueAt(data: unknown, instancePath: string): unknown {
-  let node = data
-  for (const raw of instancePath.split('/').slice(1)) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~')
-    if (typeof node !== 'object' || node === null) return undefined
-    node = (node as Record<string, unknown>)[key]
-  }
-  return node
-}
-
-/** "string", "integer", "array", "null", … as JSON Schema names types. */
-export function typeName(value: unknown): string {
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return 'array'
-  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number'
-  return typeof value
-}
+export { describeSchemaErrors, typeName } from './describe-schema-errors.js'

@@ -96,6 +96,13 @@ describe('toolhost doctor', () => {
     expect(run.stdout).toMatch(/FAILED .*broken\/dup-b\.ts: tool "dup_tool" is registered twice/)
     expect(run.stdout).toMatch(/FAILED .*broken\/syntax-error\.mjs: SyntaxError/)
     expect(run.stdout).toMatch(/ok +.*broken\/a-good\.ts \(broken_first\)/)
+    // A schema's faults come all at once, each in plain words at its place in the schema (issue 24.7).
+    const badSchema = run.stdout.split('\n').find((line) => line.includes('broken/bad-schema.ts:'))
+    expect(badSchema).toContain('tool "bad_schema"')
+    expect(badSchema).toContain('has an invalid parameters schema: 3 problems: ')
+    expect(badSchema).toContain('(1) `properties.when.format`: unknown format "date-tme" (did you mean "date-time"?)')
+    expect(badSchema).toContain('`required` names "txet", which `properties` does not declare (did you mean "text"?)')
+    expect(badSchema).toContain('`properties.text`: unknown keyword "maxLenght" (did you mean "maxLength"?)')
   })
 
   test('shows the env file and plugin folders that do not exist (in-process)', async () => {

@@ -89,7 +89,7 @@ describe('loadPlugins', () => {
 
     test.each([
       { file: 'bad-name.ts', message: /has space/ },
-      { file: 'bad-schema.ts', message: /tool "bad_schema" .*bad-schema\.ts.* invalid parameters schema: .*maxLenght/ },
+      { file: 'bad-schema.ts', message: /tool "bad_schema" .*bad-schema\.ts.* invalid parameters schema: 3 problems: .*maxLenght/ },
       { file: 'dup-b.ts', message: /tool "dup_tool" is registered twice: by .*broken\/dup-a\.ts and by .*broken\/dup-b\.ts/ },
       { file: 'half.ts', message: /half\.ts gave up after registering one tool/ },
       { file: 'syntax-error.mjs', message: /SyntaxError/ },

@@ -7,6 +7,7 @@ import { defineTool } from '../../src/contract/define-tool.js'
 import { validateArguments } from '../../src/dispatch/admit/prepare.js'
 import { KnownSchemas } from '../../src/registry/known-schemas.js'
 import { ToolRegistry } from '../../src/registry/registry.js'
+import type { JsonSchema } from '../../src/contract/types.js'
 
 // When schemas compile: at registration when new (so an invalid schema fails there, ajv strict
 // errors included), on first use when an earlier run compiled the same schema text with the same
@@ -31,7 +32,7 @@ const schema = () => ({ type: 'object', properties: { height: { type: 'number' }
 /** The validation error message a call with `args` gets (undefined: valid). */
 const prepareCall = (registry: ToolRegistry, name: string, args: Record<string, unknown>): string | undefined => validateArguments(registry, registry.get(name)!, args)?.message
 
-const tool = (name: string, parameters: object = schema()) => defineTool({ name, description: `tool ${name}`, parameters: parameters as never, handler: () => 'ok' })
+const tool = (name: string, parameters: object = schema()) => defineTool({ name, description: `tool ${name}`, parameters: parameters as JsonSchema, handler: () => 'ok' })
 
 describe('when schemas compile', () => {
   test('a new schema compiles at registration; the next run (same cache) compiles it only on first use', () => {
@@ -55,7 +56,7 @@ describe('when schemas compile', () => {
   })
 
   test.each([
-    { why: 'an unknown keyword (ajv strict mode)', parameters: { type: 'object', properties: { a: { type: 'string', maxLenght: 3 } } }, message: /unknown keyword: "maxLenght"/ },
+    { why: 'an unknown keyword (ajv strict mode)', parameters: { type: 'object', properties: { a: { type: 'string', maxLenght: 3 } } }, message: /`properties.a`: unknown keyword "maxLenght" \(did you mean "maxLength"\?\)/ },
     { why: 'a misspelt type', parameters: { type: 'object', properties: { a: { type: 'strin' } } }, message: /invalid parameters schema/ },
     { why: 'an unknown format', parameters: { type: 'object', properties: { a: { type: 'string', format: 'emial' } } }, message: /unknown format "emial"/ },
   ])('$why fails at registration, every time: an invalid schema never enters the cache', ({ parameters, message }) => {

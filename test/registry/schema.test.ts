@@ -63,6 +63,55 @@ describe('describeSchemaErrors: each bad field named by its path, in words a mod
   })
 })
 
+describe('describeSchemaErrors: the keywords beyond the common ones, and alternatives as one line (issue 24.7)', () => {
+  const describe1 = (property: Record<string, unknown>, value: unknown, extra: Record<string, unknown> = {}): string[] => {
+    const data = { a: value }
+    const v = createAjv().compile({ type: 'object', properties: { a: property }, ...extra })
+    expect(v(data)).toBe(false)
+    return describeSchemaErrors(v.errors, data)
+  }
+  test.each([
+    { why: 'a type list', property: { type: ['string', 'null'] }, value: 1, expected: ['`a` must be string or null, got integer'] },
+    { why: 'anyOf of types', property: { anyOf: [{ type: 'string' }, { type: 'number' }] }, value: true, expected: ['`a` must be string or number, got true'] },
+    { why: 'anyOf of values', property: { anyOf: [{ const: 'x' }, { enum: ['y', 'z'] }] }, value: 'q', expected: ['`a` must be "x" or one of "y", "z", got "q"'] },
+    {
+      why: 'oneOf with an object form',
+      property: { oneOf: [{ type: 'string' }, { type: 'object', properties: { x: { type: 'number' } }, required: ['x'] }] },
+      value: { y: 1 },
+      expected: ['`a` matches none of its 2 allowed forms: (1) `a` must be string, got object; (2) `a.x` is required but missing'],
+    },
+    { why: 'oneOf matched twice', property: { oneOf: [{ type: 'string' }, { type: 'string', minLength: 1 }] }, value: 'x', expected: ['`a` matches more than one of its allowed forms (forms 1 and 2); it must match exactly one'] },
+    { why: 'uniqueItems', property: { type: 'array', uniqueItems: true }, value: [1, 2, 1], expected: ['`a` must not repeat an item: [0] and [2] are the same'] },
+    { why: 'multipleOf', property: { type: 'number', multipleOf: 2 }, value: 3, expected: ['`a` must be a multiple of 2, got 3'] },
+    { why: 'not', property: { not: { type: 'string' } }, value: 'x', expected: ['`a` must not match the schema under `not`, got "x"'] },
+    { why: 'contains', property: { type: 'array', contains: { type: 'string' } }, value: [1, 2], expected: ['`a` must hold at least 1 item matching its `contains` schema'] },
+    { why: 'a false schema', property: false as never, value: 1, expected: ['`a` is not accepted here; remove it'] },
+    { why: 'propertyNames', property: { type: 'object', propertyNames: { pattern: '^[a-z]+$' } }, value: { B2: 1 }, expected: ['`a` has a field name that is not accepted, "B2": must match pattern "^[a-z]+$"'] },
+    {
+      why: 'if/then: the branch\'s problem alone',
+      property: { type: 'object', properties: { k: {}, v: {} }, if: { properties: { k: { const: 1 } }, required: ['k'] }, then: { properties: { v: {} }, required: ['v'] } },
+      value: { k: 1 },
+      expected: ['`a.v` is required but missing'],
+    },
+  ])('$why', ({ property, value, expected }) => {
+    expect(describe1(property, value)).toEqual(expected)
+  })
+
+  test('dependentRequired and unevaluatedProperties name the fields', () => {
+    const v = createAjv().compile({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, dependentRequired: { a: ['b'] }, unevaluatedProperties: false })
+    const data = { a: 'x', c: 1 }
+    expect(v(data)).toBe(false)
+    expect(describeSchemaErrors(v.errors, data)).toEqual(['`b` is required when `a` is given', '`c` is not an accepted field; remove it'])
+  })
+
+  test('every problem at once, but at most 20 lines: a huge wrong array is not echoed item by item', () => {
+    const lines = describe1({ type: 'array', items: { type: 'string' } }, Array.from({ length: 500 }, (_, i) => i))
+    expect(lines).toHaveLength(21)
+    expect(lines[0]).toBe('`a[0]` must be string, got integer')
+    expect(lines[20]).toBe('and 480 more problems')
+  })
+})
+
 describe('createAjv', () => {
   test.each([
     { why: 'unknown keyword', schema: { type: 'object', properties: { a: { type: 'string', maxLenght: 1 } } } },

@@ -73,10 +73,10 @@ test('the bounded edit distance suggests exactly what the full distance does', (
         const lower = name.toLowerCase()
         const contains = Math.min(lower.length, target.length) >= 3 && (lower.includes(target) || target.includes(lower))
         const distance = full(target, lower)
-        return { name, score: contains ? Math.min(distance, 1) : distance }
+        return { name, score: contains ? Math.min(distance, 1) : distance, distance: Math.min(distance, bound + 1) }
       })
       .filter((s) => s.score <= bound)
-      .sort((a, b) => a.score - b.score || a.name.localeCompare(b.name))
+      .sort((a, b) => a.score - b.score || a.distance - b.distance || a.name.localeCompare(b.name))
       .slice(0, 3)
       .map((s) => s.name)
   }
