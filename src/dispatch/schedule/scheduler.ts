@@ -196,7 +196,11 @@ export class Scheduler {
     job.released = true
     this.#reserved.delete(job)
     job.state = 'done'
-    if (job.rate !== undefined) this.#pool.released(job)
+    // Every call leaves the pool's books, not only a rate-limited one: a call skipped while it waited
+    // for a worker stays in p-queue's queue until a worker drains it, and with its place still
+    // 'worker' new rate limits would move it into a rate group, where it took a rate slot and a
+    // place in the group's queue (with p-queue's abort listener) for a call already answered.
+    this.#pool.released(job)
     if (this.#wantsEvents()) this.#emit({ type: 'released', id: job.call.id, seq: job.seq, at: this.#now(), abandoned })
     const submission = job.submission
     if (submission !== undefined && --submission.remaining === 0) submission.signal.removeEventListener('abort', submission.onAbort)
