@@ -170,14 +170,42 @@ export class Scheduler {
     while (this.pending > 0) await (this.#idle ??= createDeferred<void>()).promise
   }
 
+  /**
+   * The host is closing: resolves once every call is released. A call still held behind its gate
+   * (its availability, permission or approval not decided) gets `graceMs` to be decided, then is
+   * answered E_ABORTED and released, so a check that never answers cannot hold the close open.
+   * Calls already decided run as usual (a running handler is waited for, as `onIdle` does).
+   */
+  async close(graceMs: number): Promise<void> {
+    if (!this.#hasHeld()) return this.onIdle()
+    let timer: NodeJS.Timeout | undefined
+    const grace = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, graceMs)
+    })
+    await Promise.race([grace, this.onIdle()]).finally(() => clearTimeout(timer))
+    const closed: ToolError = { code: 'E_ABORTED', message: `skipped: the host closed before the call's availability or permission was decided (nothing answered within the interrupt grace, dispatch.interrupt_grace_ms = ${graceMs} ms); it did not run` }
+    this.#holding(() => {
+      for (const job of this.#reserved.inArrivalOrder()) if (job.held && job.state === 'pending') this.#skip(job, closed)
+    })
+    return this.onIdle()
+  }
+
+  #hasHeld(): boolean {
+    for (const job of this.#reserved.inArrivalOrder()) if (job.held) return true
+    return false
+  }
+
   #openGate(job: Job, gate: Promise<ToolError | undefined>): void {
     job.blockers++
+    job.held = true
     gate.then(
       (error) => {
+        job.held = false
         job.gateError = error
         this.#unblock(job)
       },
       (error: unknown) => {
+        job.held = false
         job.gateError = { code: 'E_DENIED', message: `the approval failed: ${String((error as Error)?.message ?? error)}` }
         this.#unblock(job)
       },
