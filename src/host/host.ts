@@ -292,12 +292,14 @@ export class Host {
   }
 
   /**
-   * Refuses the calls still waiting for a person's approval, waits for every scheduled call to be
-   * released (running handlers finish), then runs the close hooks.
+   * Refuses the calls still waiting for a person's approval or their tool's permission check; gives
+   * calls whose availability or permission is still undecided the interrupt grace
+   * (`dispatch.interrupt_grace_ms`), then answers them E_ABORTED; waits for every scheduled call to
+   * be released (running handlers finish), then runs the close hooks.
    */
   async close(): Promise<void> {
     this.authoriser.shutdown?.()
-    await this.#scheduler.onIdle()
+    await this.#scheduler.close(this.config.dispatch.interrupt_grace_ms)
     for (const closer of this.#closers.splice(0).reverse()) await closer()
     await this.#scheduler.estimates.save((message) => this.log.warn(message))
   }

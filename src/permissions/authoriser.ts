@@ -39,7 +39,10 @@ export interface Authoriser {
    * `authorise`, its calls holding their places in the schedule meanwhile.
    */
   authoriseNow?(items: readonly AuthoriseItem[], context: AuthoriseContext): AuthoriseDecision[] | undefined
-  /** The host is closing: stop waiting for people (refuse calls still waiting for an approval). */
+  /**
+   * The host is closing: stop waiting for people and for checks (refuse calls still waiting for an
+   * approval or a permission check). Calls it leaves undecided get the interrupt grace, then E_ABORTED.
+   */
   shutdown?(): void
   /** Adds an approver asked when no one else can be (the console while open); returns its remover. */
   attachStandby?(approver: StandbyApprover): () => void

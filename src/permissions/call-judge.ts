@@ -84,10 +84,18 @@ export class CallJudge {
   async #judgeUnsafe(item: AuthoriseItem, signal: AbortSignal, host: AuthorisingHost): Promise<Judged> {
     const { tool } = item
     if (!tool.checkPermissions) return this.#assess(item, item.args, undefined, host)
+    if (signal.aborted) return { item, refused: checkStopped(tool.name) }
     let said: unknown
-    // The tool's check gets its own signal: aborted by the run's interrupt, or when it runs out of time.
+    // The tool's check gets its own signal: aborted by the run's interrupt or the host's close (the
+    // wait for it ends then too, whether or not the check listens), or when it runs out of time.
     const own = new AbortController()
-    const onAbort = (): void => own.abort(signal.reason)
+    let onAbort!: () => void
+    const stopped = new Promise<never>((_, reject) => {
+      onAbort = (): void => {
+        own.abort(signal.reason)
+        reject(CHECK_STOPPED)
+      }
+    })
     signal.addEventListener('abort', onAbort, { once: true })
     let timer: NodeJS.Timeout | undefined
     try {
@@ -95,8 +103,9 @@ export class CallJudge {
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(CHECK_TIMED_OUT), this.#checkTimeoutMs)
       })
-      said = await Promise.race([answer, timeout])
+      said = await Promise.race([answer, timeout, stopped])
     } catch (error) {
+      if (error === CHECK_STOPPED) return { item, refused: checkStopped(tool.name) }
       if (error === CHECK_TIMED_OUT) {
         own.abort(new Error(`the permission check ran out of time (${this.#checkTimeoutMs} ms)`))
         return { item, refused: { code: 'E_DENIED', message: `${tool.name} did not run: its permission check did not answer within ${this.#checkTimeoutMs} ms (permissions.check_timeout_ms); this is a fault in the tool, not in your call` } }
@@ -184,6 +193,12 @@ export function decisionFailed(item: AuthoriseItem, error: unknown): { refused: 
 const NO_SUBJECTS: readonly CallSubject[] = []
 
 const CHECK_TIMED_OUT = new Error('the permission check timed out')
+const CHECK_STOPPED = new Error('the permission check was stopped')
+
+// The run was interrupted, or the host closed, while the tool's permission check ran (or before).
+function checkStopped(tool: string): ToolError {
+  return { code: 'E_ABORTED', message: `${tool} did not run: the run was interrupted or the host closed while its permission check was running` }
+}
 
 const BEHAVIORS = new Set(['allow', 'deny', 'ask', 'passthrough'])
 

@@ -89,11 +89,22 @@ export class PermissionGate implements Authoriser {
 
   async authorise(items: readonly AuthoriseItem[], context: AuthoriseContext): Promise<AuthoriseDecision[]> {
     if (!items.some(hasPermissionCheck)) return this.#decide(this.#judge.assessAll(items, context.host), context.signal)
-    // A never-aborted signal is made only when something can read it (a tool's permission check,
-    // the approval handler): making an AbortSignal costs more than deciding a call.
-    const signal = context.signal ?? new AbortController().signal
-    const judged = await Promise.all(items.map((item) => this.#judge.judge(item, signal, context.host)))
-    return this.#decide(judged, signal)
+    // The checks' signal, made only when there is a check to read it (making an AbortSignal costs
+    // more than deciding a call): the run's interrupt or the host's close ends them. Listeners, not
+    // AbortSignal.any, so nothing stays tied to the host's long-lived closing signal.
+    const checks = new AbortController()
+    const stop = (): void => checks.abort()
+    const closing = this.#closing.signal
+    if (closing.aborted || context.signal?.aborted) checks.abort()
+    closing.addEventListener('abort', stop, { once: true })
+    context.signal?.addEventListener('abort', stop, { once: true })
+    try {
+      const judged = await Promise.all(items.map((item) => this.#judge.judge(item, checks.signal, context.host)))
+      return this.#decide(judged, context.signal)
+    } finally {
+      closing.removeEventListener('abort', stop)
+      context.signal?.removeEventListener('abort', stop)
+    }
   }
 
   /**
@@ -179,7 +190,8 @@ export class PermissionGate implements Authoriser {
 
   /**
    * The host is closing: calls still waiting for a person are refused (E_DENIED, "the host closed
-   * before the person answered") instead of holding `host.close()` open.
+   * before the person answered"), and calls whose tool's permission check is still running are
+   * answered E_ABORTED (the check's signal aborts), instead of holding `host.close()` open.
    */
   shutdown(): void {
     this.#closing.abort(new Error('the host closed'))

@@ -1,4 +1,5 @@
 import fc from 'fast-check'
+import { propertyRuns } from '../property-runs.js'
 import { afterEach, describe, expect, test } from 'vitest'
 import { createDeferred } from '../../src/contract/deferred.js'
 import { createHost, defineTool, registry, type HostEvent, type PermissionResult } from '../../src/index.js'
@@ -115,7 +116,7 @@ describe('worker lanes (property)', () => {
           }
         }
       }),
-      { numRuns: 25 },
+      propertyRuns(25),
     )
   })
 })

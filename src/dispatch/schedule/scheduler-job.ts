@@ -57,6 +57,8 @@ export class Job implements PoolJob {
   dependents: Job[] | undefined = undefined
   /** Unreleased deps, plus one while the approval gate is open. */
   blockers = 0
+  /** Its gate has not settled yet: its availability, permission or approval is still being decided. */
+  held = false
   gateError: ToolError | undefined = undefined
   execution: Execution | undefined = undefined
   /** The pool wait last announced to listeners (`waiting-worker` or `waiting-rate`). */

@@ -176,14 +176,42 @@ export class Scheduler {
     while (this.pending > 0) await (this.#idle ??= createDeferred<void>()).promise
   }
 
+  /**
+   * The host is closing: resolves once every call is released. A call still held behind its gate
+   * (its availability, permission or approval not decided) gets `graceMs` to be decided, then is
+   * answered E_ABORTED and released, so a check that never answers cannot hold the close open.
+   * Calls already decided run as usual (a running handler is waited for, as `onIdle` does).
+   */
+  async close(graceMs: number): Promise<void> {
+    if (!this.#hasHeld()) return this.onIdle()
+    let timer: NodeJS.Timeout | undefined
+    const grace = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, graceMs)
+    })
+    await Promise.race([grace, this.onIdle()]).finally(() => clearTimeout(timer))
+    const closed: ToolError = { code: 'E_ABORTED', message: `skipped: the host closed before the call's availability or permission was decided (nothing answered within the interrupt grace, dispatch.interrupt_grace_ms = ${graceMs} ms); it did not run` }
+    this.#holding(() => {
+      for (const job of this.#reserved.inArrivalOrder()) if (job.held && job.state === 'pending') this.#skip(job, closed)
+    })
+    return this.onIdle()
+  }
+
+  #hasHeld(): boolean {
+    for (const job of this.#reserved.inArrivalOrder()) if (job.held) return true
+    return false
+  }
+
   #openGate(job: Job, gate: Promise<ToolError | undefined>): void {
     job.blockers++
+    job.held = true
     gate.then(
       (error) => {
+        job.held = false
         job.gateError = error
         this.#unblock(job)
       },
       (error: unknown) => {
+        job.held = false
         job.gateError = { code: 'E_DENIED', message: `the approval failed: ${String((error as Error)?.message ?? error)}` }
         this.#unblock(job)
       },
@@ -202,7 +230,11 @@ export class Scheduler {
     job.released = true
     this.#reserved.delete(job)
     job.state = 'done'
-    if (job.rate !== undefined) this.#pool.released(job)
+    // Every call leaves the pool's books, not only a rate-limited one: a call skipped while it waited
+    // for a worker stays in p-queue's queue until a worker drains it, and with its place still
+    // 'worker' new rate limits would move it into a rate group, where it took a rate slot and a
+    // place in the group's queue (with p-queue's abort listener) for a call already answered.
+    this.#pool.released(job)
     if (job.lease !== undefined) this.#store!.release(job.lease)
     else if (job.storeAbort !== undefined) job.storeAbort.abort()
     if (this.#wantsEvents()) this.#emit({ type: 'released', id: job.call.id, seq: job.seq, at: this.#now(), abandoned })

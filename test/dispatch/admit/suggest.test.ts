@@ -1,5 +1,6 @@
 import { expect, test } from 'vitest'
 import fc from 'fast-check'
+import { propertyRuns } from '../../property-runs.js'
 import { shownName, suggestNames } from '../../../src/dispatch/admit/suggest.js'
 import { createHost, defineTool, registry } from '../../../src/index.js'
 import { silentLogger } from '../../../src/contract/logger.js'
@@ -83,5 +84,5 @@ test('the bounded edit distance suggests exactly what the full distance does', (
   const word = fc.string({ unit: fc.constantFrom('a', 'b', 'c', '_'), minLength: 1, maxLength: 14 })
   fc.assert(fc.property(word, fc.uniqueArray(word, { maxLength: 12 }), (wanted, names) => {
     expect(suggestNames(wanted, names)).toEqual(reference(wanted, names))
-  }), { numRuns: 2000 })
+  }), propertyRuns(2000))
 })

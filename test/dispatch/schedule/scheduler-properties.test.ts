@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import fc from 'fast-check'
+import { propertyRuns } from '../../property-runs.js'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { DispatchMode } from '../../../src/config/types.js'
 import { defineTool } from '../../../src/contract/define-tool.js'
@@ -311,14 +312,14 @@ describe('dispatcher invariants (property tests; handlers assert as they run)', 
   test.each(MODES)('%s mode (run and stream): one result per call in order, no conflicting overlap, order kept, max_workers, releases once', async (mode) => {
     await fc.assert(
       fc.asyncProperty(fc.scheduler(), scenarioArb(fc.constant(mode), false), (s, scenario) => checkScenario(s, scenario, root)),
-      { numRuns: 60 },
+      propertyRuns(60),
     )
   })
 
   test('online arrival: several host.run calls submitted without awaiting keep every invariant across batches', async () => {
     await fc.assert(
       fc.asyncProperty(fc.scheduler(), scenarioArb(fc.constantFrom(...MODES), true), (s, scenario) => checkScenario(s, scenario, root)),
-      { numRuns: 80 },
+      propertyRuns(80),
     )
   })
 
@@ -326,7 +327,7 @@ describe('dispatcher invariants (property tests; handlers assert as they run)', 
     const oneByOne = fc.array(specArb, { minLength: 2, maxLength: 8 }).chain((specs) =>
       fc.record({ specs: fc.constant(specs), mode: fc.constant<DispatchMode>('graph'), maxWorkers: fc.integer({ min: 1, max: 4 }), interrupt: fc.boolean(), cuts: fc.constant(specs.slice(1).map((_, i) => i + 1)) }),
     )
-    await fc.assert(fc.asyncProperty(fc.scheduler(), oneByOne, (s, scenario) => checkScenario(s, scenario, root)), { numRuns: 60 })
+    await fc.assert(fc.asyncProperty(fc.scheduler(), oneByOne, (s, scenario) => checkScenario(s, scenario, root)), propertyRuns(60))
   })
 })
 

@@ -9,6 +9,7 @@ import { readFile, rm, writeFile, mkdir, readdir, stat } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import fc from 'fast-check'
+import { propertyRuns } from '../../property-runs.js'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { DispatchMode } from '../../../src/config/types.js'
 import { defineTool } from '../../../src/contract/define-tool.js'
@@ -159,7 +160,7 @@ describe('serial equivalence on a real workspace', () => {
         expect(graph.files).toEqual(serial.files)
         expect(graph.reads).toEqual(serial.reads)
       }),
-      { numRuns: 40 },
+      propertyRuns(40),
     )
   })
 })
