@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, realpathSync } from 'node:fs'
+import { existsSync, realpathSync } from 'node:fs'
 import Module, { createRequire, register as registerHooks } from 'node:module'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { formatOf, scopeOf } from './package-scope.js'
 
 // Built, this file is dist/src/loader/import-plugin.js and the entries are .js; in development
 // (tsx, vitest) it is src/loader/import-plugin.ts and the entries are the .ts sources.
@@ -32,6 +33,7 @@ const NAMESPACE = 'toolhost-plugins'
 const requireCache = createRequire(import.meta.url).cache
 
 type Importer = (file: string, url: string) => unknown
+let compiledLoader: Promise<typeof import('./ts-loader.js')> | undefined
 let typescriptEsm: Promise<Importer> | undefined
 let typescriptCjs: Promise<Importer> | undefined
 let esmResolver = false
@@ -39,7 +41,6 @@ let cjsResolver = false
 // Per folder: does `toolhost` resolve from there to the running entry already (a plugin inside a
 // project that depends on this very copy, or the built-in plugins beside it)? And its module format.
 const resolvesHere = new Map<string, boolean>()
-const packageScopes = new Map<string, { dir: string; manifest: { name?: unknown; type?: unknown } | undefined }>()
 // Built, the package's folder: dist/src/loader/ is three levels below it.
 const RUNNING_ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 
@@ -64,6 +65,13 @@ export async function importPlugin(file: string, fresh?: number): Promise<unknow
   }
   const url = pathToFileURL(file).href + (fresh === undefined ? '' : `?reload=${fresh}`)
   if (OWN_EXTENSION === '.ts') return (await (typescriptEsm ??= loadTypescriptEsm()))(file, url)
+  if (TYPESCRIPT.test(file)) {
+    const compiled = await (compiledLoader ??= import('./ts-loader.js'))
+    if (compiled.servesTypescript(file)) {
+      if (formatOf(file) === 'commonjs') installCjsResolver()
+      return compiled.importTypescript(file, fresh, ENTRIES, resolvesToRunningEntry(path.dirname(file)))
+    }
+  }
   if (formatOf(file) === 'commonjs') {
     installCjsResolver()
     if (TYPESCRIPT.test(file)) return (await (typescriptCjs ??= loadTypescriptCjs()))(file, url)
@@ -87,37 +95,16 @@ export async function importPlugin(file: string, fresh?: number): Promise<unknow
   return import(url)
 }
 
-/** How Node (and tsx) treat a file: by its extension, else by the nearest package.json's "type". */
-function formatOf(file: string): 'module' | 'commonjs' {
-  if (/\.(mjs|mts)$/.test(file)) return 'module'
-  if (/\.(cjs|cts)$/.test(file)) return 'commonjs'
-  return scopeOf(path.dirname(file)).manifest?.type === 'module' ? 'module' : 'commonjs'
-}
-
-/** The nearest package.json above a folder (Node's package scope): its folder and content. */
-function scopeOf(dir: string): { dir: string; manifest: { name?: unknown; type?: unknown } | undefined } {
-  let scope = packageScopes.get(dir)
-  if (scope === undefined) {
-    let text: string | undefined
-    try {
-      text = readFileSync(path.join(dir, 'package.json'), 'utf8')
-    } catch {
-      // No package.json here: the scope is the parent's.
-    }
-    if (text !== undefined) {
-      let manifest: { name?: unknown; type?: unknown } = {}
-      try {
-        manifest = JSON.parse(text) as { name?: unknown; type?: unknown }
-      } catch {
-        // An unreadable package.json: Node fails the import itself and says why.
-      }
-      scope = { dir, manifest }
-    } else {
-      scope = path.dirname(dir) === dir ? { dir, manifest: undefined } : scopeOf(path.dirname(dir))
-    }
-    packageScopes.set(dir, scope)
-  }
-  return scope
+/**
+ * Compiles the TypeScript files among `files` that the cache does not hold yet, all at once, before
+ * they are imported one by one (built only: from the sources tsx loads every file).
+ */
+export async function preparePlugins(files: Iterable<string>): Promise<void> {
+  if (OWN_EXTENSION === '.ts') return
+  const typescript = [...files].filter((file) => TYPESCRIPT.test(file))
+  if (typescript.length === 0) return
+  const compiled = await (compiledLoader ??= import('./ts-loader.js'))
+  compiled.prepareTypescript(typescript.filter((file) => compiled.servesTypescript(file)))
 }
 
 /**

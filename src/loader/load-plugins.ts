@@ -3,7 +3,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { describeThrown } from '../contract/errors.js'
 import type { ToolRegistry } from '../registry/registry.js'
-import { importPlugin } from './import-plugin.js'
+import { importPlugin, preparePlugins } from './import-plugin.js'
 
 /** File endings a plugin may have. */
 export const PLUGIN_GLOB = '**/*.{ts,mts,js,mjs}'
@@ -67,6 +67,7 @@ export async function loadPlugins(dirs: readonly string[], registry: ToolRegistr
   const report: PluginLoadReport = { loaded: [], failed: [], toolsByFile: new Map(), missingDirs: dirs.filter((d) => !existsSync(d) || !statSync(d).isDirectory()) }
   const files = new Set((options.files ?? []).map((f) => path.resolve(f)))
   for (const file of await discoverPlugins(dirs)) files.add(file)
+  await preparePlugins(files)
   for (const file of files) {
     const outcome = await loadPluginFile(file, registry, false, options)
     if (outcome.ok) {
