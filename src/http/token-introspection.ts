@@ -11,17 +11,17 @@ const INTROSPECTION_TIMEOUT_MS = 5_000
  * RFC 7662 token introspection: POSTs the token to the endpoint with the client's credentials
  * (HTTP Basic), and answers the principal of an active token issued for `resource`, undefined for
  * any other, or `unavailable` when the endpoint fails. Answers are reused for `cacheMs`, never past
- * the token's `exp`; tokens are kept only as hashes.
+ * the token's `exp` (by `clock`); tokens are kept only as hashes.
  *
  * @example
  * const introspect = createIntrospector({ url, clientId: 'toolhost', clientSecret }, 'https://tools.example.com/mcp', 60_000)
  */
-export function createIntrospector(endpoint: { url: URL; clientId: string; clientSecret: string }, resource: string, cacheMs: number): (token: string) => Promise<Principal | undefined | 'unavailable'> {
+export function createIntrospector(endpoint: { url: URL; clientId: string; clientSecret: string }, resource: string, cacheMs: number, clock: () => number = Date.now): (token: string) => Promise<Principal | undefined | 'unavailable'> {
   const cache = new Map<string, { until: number; principal: Principal | undefined }>()
   const credentials = Buffer.from(`${encodeURIComponent(endpoint.clientId)}:${encodeURIComponent(endpoint.clientSecret)}`).toString('base64')
   return async (token) => {
     const key = createHash('sha256').update(token).digest('base64')
-    const now = Date.now()
+    const now = clock()
     const cached = cache.get(key)
     if (cached && cached.until > now) return cached.principal ? { ...cached.principal, token } : undefined
     cache.delete(key)
