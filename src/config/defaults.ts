@@ -73,7 +73,14 @@ export function defaultConfig(): ToolhostConfig {
     },
     hooks: { before_call: [], after_call: [] },
     openai: { strict: false },
-    serve: { host: '127.0.0.1', console: 'loopback', max_message_bytes: 16 * 1024 * 1024, max_sessions: 1000 },
+    serve: {
+      host: '127.0.0.1',
+      public_url: '',
+      console: 'loopback',
+      max_message_bytes: 16 * 1024 * 1024,
+      max_sessions: 1000,
+      auth: { authorization_servers: [], jwks_url: '', introspection_url: '', client_id: '', client_secret_env: '', static_token_env: '', scopes: [], cache_ms: 60_000 },
+    },
     mcp_servers: {},
     store: 'local',
   }

@@ -83,7 +83,24 @@ export const CONFIG_SCHEMA = section({
   }),
   hooks: section({ before_call: hooks, after_call: hooks }),
   openai: section({ strict: { type: 'boolean' } }),
-  serve: section({ host: nonEmptyString, console: { enum: ['loopback', 'always', 'off'] }, max_message_bytes: { type: 'integer', minimum: 1024 }, max_sessions: positiveInt }),
+  serve: section({
+    host: nonEmptyString,
+    public_url: { type: 'string' },
+    console: { enum: ['loopback', 'always', 'off'] },
+    max_message_bytes: { type: 'integer', minimum: 1024 },
+    max_sessions: positiveInt,
+    // Bearer tokens for /mcp; checked in full (URLs, env vars set) when `serve --http` starts.
+    auth: section({
+      authorization_servers: stringList,
+      jwks_url: { type: 'string' },
+      introspection_url: { type: 'string' },
+      client_id: { type: 'string' },
+      client_secret_env: { type: 'string' },
+      static_token_env: { type: 'string' },
+      scopes: { type: 'array', items: { type: 'string', pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' } },
+      cache_ms: nonNegativeInt,
+    }),
+  }),
   mcp_servers: {
     type: 'object',
     propertyNames: { pattern: '^[A-Za-z0-9_-]{1,32}$' },

@@ -5,7 +5,7 @@ import { createMcpHandler, isInitializeRequest, isLegacyRequest, LATEST_PROTOCOL
 import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node'
 import { ToolhostError } from '../contract/errors.js'
 import { readJsonBody, TOO_LARGE } from '../http/http-body.js'
-import { isLoopback, isLoopbackHost, isLoopbackOrigin } from '../http/loopback.js'
+import { createRequestAccess } from '../http/request-access.js'
 import type { Host } from '../host/host.js'
 import { MemoryEventStore } from './event-store.js'
 import type { McpSessions } from './sessions.js'
@@ -40,7 +40,9 @@ export const SSE_RETRY_MS = 1000
  * and `retry`, and a client reconnecting with `Last-Event-ID` gets what it missed, from a bounded
  * store per session). Binds to `hostname` only (127.0.0.1 unless `serve.host` says otherwise). Port
  * 0 picks a free port. On a loopback address, requests whose Host header names another host, or
- * that come from a non-loopback browser Origin, are refused (403). `routes` adds paths beside `/mcp`.
+ * that come from a non-loopback browser Origin, are refused (403); with `serve.auth`, /mcp needs a
+ * bearer token (`src/http/request-access.ts`), and a non-loopback address refuses to start without it.
+ * `routes` adds paths beside `/mcp`.
  *
  * @example
  * const endpoint = await serveHttp(host, sessions, { port: 8765, hostname: '127.0.0.1' })
@@ -141,12 +143,13 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
     await transport.handleRequest(req, res, body)
   }
 
-  let loopbackPort: number | undefined
+  // AUTH (issue 22.3): Host/Origin (DNS rebinding; serve.public_url), resource metadata, bearer tokens on /mcp.
+  // Built before listening: a non-loopback serve.host without serve.auth refuses to start here.
+  const access = createRequestAccess(host.config.serve, { hostname: options.hostname, file: host.configFile })
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    // DNS rebinding: a web page must not reach a loopback server under another name or from its origin.
-    if (loopbackPort !== undefined && (!isLoopbackHost(req.headers.host, loopbackPort) || !isLoopbackOrigin(req.headers.origin))) {
-      return reply(res, 403, `refused: Host ${JSON.stringify(req.headers.host)} / Origin ${JSON.stringify(req.headers.origin)} is not this loopback server`)
-    }
+    // AUTH: answered here when refused; else the caller (principal.subject binds MRTR requestState; also req.auth).
+    const principal = await access.admit(req, res)
+    if (principal === undefined) return
     const url = new URL(req.url ?? '/', 'http://localhost')
     if (url.pathname === '/mcp') return handleMcp(req, res)
     // Other routes beside /mcp (the console), behind the same Host/Origin check.
@@ -168,7 +171,6 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
     http.listen(options.port, options.hostname, () => resolve())
   })
   const { port } = http.address() as AddressInfo
-  if (isLoopback(options.hostname)) loopbackPort = port
   const shownHost = options.hostname.includes(':') ? `[${options.hostname}]` : options.hostname
   return {
     url: `http://${shownHost}:${port}/mcp`,
