@@ -30,8 +30,9 @@ describe('docs/architecture.md', () => {
 
   test('every folder of src/ and src/dispatch/ has its row in the layers table', () => {
     const table = PAGE.split('\n').filter((line) => /^\| \d+ \|/.test(line)).join('\n')
-    const folders = [...foldersOf('src'), ...foldersOf('src/dispatch')]
+    // dispatch/ has no row of its own: each of its sub-layers has one (`dispatch/admit/`, …).
+    const folders = [...foldersOf('src').filter((folder) => folder !== 'dispatch'), ...foldersOf('src/dispatch').map((folder) => `dispatch/${folder}`)]
     expect(folders.length).toBeGreaterThan(15)
-    expect(folders.filter((folder) => !table.includes(`\`${folder}/\``))).toEqual([])
+    expect(folders.filter((folder) => !table.includes(`\`${folder}/`))).toEqual([])
   })
 })
