@@ -295,6 +295,7 @@ export class Host {
    */
   async close(): Promise<void> {
     this.authoriser.shutdown?.()
+    await this.#admission.close()
     await this.#scheduler.onIdle()
     for (const closer of this.#closers.splice(0).reverse()) await closer()
     await this.#scheduler.estimates.save((message) => this.log.warn(message))
