@@ -19,6 +19,8 @@ import type { AnyTool, ToolCall, ToolContext, ToolError, ToolResult } from '../c
 import type { CallHookSet } from '../hooks/call-hooks.js'
 import { HookStage, type HookingHost } from './hook-stage.js'
 
+const HOST_CLOSED: ToolError = { code: 'E_ABORTED', message: 'the call was not run: the host closed while its batch\'s hooks ran' }
+
 /**
  * What admission reads of its host (the host satisfies it as it is): the calls' shared context, what
  * an authoriser is shown, the authoriser and mode, and each call's footprint. The config is read per
@@ -76,6 +78,11 @@ export class HostAdmission {
     this.#hooks = new HookStage(parts.host)
   }
 
+  /** The host is closing: before-hooks still running are stopped, and their batches refused (E_ABORTED). */
+  close(): Promise<void> {
+    return this.#hooks.close()
+  }
+
   /** One promised result per call, in call order; none rejects for a call's fault. */
   schedule(given: readonly ToolCall[], options: RunOptions): Promise<ToolResult>[] {
     const host = this.#host
@@ -94,6 +101,8 @@ export class HostAdmission {
   #admitHooked(staged: readonly Staged[], hooks: CallHookSet, options: RunOptions, batch: number): Promise<ToolResult>[] {
     const admitted = Promise.resolve(hiddenTools(staged, this.#admit)).then(async (hidden) => {
       const hooked = await this.#hooks.before(staged, hidden, hooks, options.signal)
+      // The host closed while the hooks ran: nothing of the batch may start on it now.
+      if (this.#hooks.isClosing) return hooked.map((s) => Promise.resolve(this.#refuse(s.call, s.ok ? HOST_CLOSED : s.error, options.trace ?? false, batch)))
       return this.#admitNow(hooked, hidden, options, batch, hooks) ?? this.#admitGated(hooked, hidden, options, batch, hooks)
     })
     return staged.map((_, i) => admitted.then((results) => results[i]!))

@@ -36,6 +36,9 @@ const HOOKS_AT_ONCE = 8
 export class HookStage {
   readonly #host: HookingHost
   readonly #queue = new PQueue({ concurrency: HOOKS_AT_ONCE })
+  // The host is closing: hooks still running are stopped, and no batch is admitted after them.
+  readonly #closing = new AbortController()
+  readonly #inFlight = new Set<Promise<unknown>>()
   #from: AuthorisingHost['config']['hooks'] | undefined
   #set: CallHookSet | undefined
 
@@ -67,8 +70,8 @@ export class HookStage {
   before(staged: readonly Staged[], hidden: HiddenTools, hooks: CallHookSet, signal: AbortSignal | undefined): Promise<Staged[]> {
     const host = this.#host
     const check = { limits: argumentLimitsOf(host.config), registry: host.registry }
-    const context = { root: host.root, env: host.env, signal }
-    return Promise.all(
+    const context = { root: host.root, env: host.env, signal: signal ? AbortSignal.any([signal, this.#closing.signal]) : this.#closing.signal }
+    const done = Promise.all(
       staged.map(async (s): Promise<Staged> => {
         if (!s.ok || s.invalid !== undefined || hidden.has(s.tool.name)) return s
         const chain = hooks.beforeFor(s.tool.name)
@@ -81,6 +84,20 @@ export class HookStage {
         return next
       }),
     )
+    this.#inFlight.add(done)
+    void done.finally(() => this.#inFlight.delete(done))
+    return done
+  }
+
+  /** True once the host is closing: a batch whose hooks were running is not admitted. */
+  get isClosing(): boolean {
+    return this.#closing.signal.aborted
+  }
+
+  /** The host is closing: stops the hooks still running (their calls are E_ABORTED) and waits for them. */
+  async close(): Promise<void> {
+    this.#closing.abort(new Error('the host closed'))
+    await Promise.allSettled([...this.#inFlight])
   }
 
   /**

@@ -299,6 +299,7 @@ export class Host {
    */
   async close(): Promise<void> {
     this.authoriser.shutdown?.()
+    await this.#admission.close()
     await this.#scheduler.close(this.config.dispatch.interrupt_grace_ms)
     for (const closer of this.#closers.splice(0).reverse()) await closer()
     await this.#scheduler.estimates.save((message) => this.log.warn(message))

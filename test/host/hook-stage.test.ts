@@ -6,6 +6,7 @@ import path from 'node:path'
 import { describe, expect, test } from 'vitest'
 import type { HookConfig } from '../../src/config/types.js'
 import type { CallHooks } from '../../src/hooks/hook-types.js'
+import { createDeferred } from '../../src/contract/deferred.js'
 import { defineTool, registry } from '../../src/index.js'
 import { permissionHost, recordingApprover, type RunLog, useFixtureWorkspace } from '../fixtures/permissions/tools.js'
 
@@ -172,7 +173,23 @@ describe('hooks', () => {
     controller.abort()
     const result = await pending
     await host.close()
-    expect(result).toMatchObject({ ok: false, error: { code: 'E_ABORTED' }, content: 'write_note did not run: the run was interrupted while its hook hooks.before_call[0] ran' })
+    expect(result).toMatchObject({ ok: false, error: { code: 'E_ABORTED' }, content: 'write_note did not run: it was interrupted (the run, or the host closing) while its hook hooks.before_call[0] ran' })
+    expect(ran).toEqual([])
+  })
+
+  test('host.close() stops a hook still running: its batch is refused, nothing runs after the host closed', async () => {
+    const entered = createDeferred<void>()
+    const code: CallHooks = { beforeCall: [{ tools: 'lookup', timeoutMs: 600_000, run: (_call, signal) => (entered.resolve(), new Promise((resolve) => signal.addEventListener('abort', () => resolve(undefined)))) }] }
+    const host = await hostWith({}, { code })
+    const pending = host.run([
+      { id: 'l', name: 'lookup', arguments: { q: 'x' } },
+      { id: 'r', name: 'read_note', arguments: { path: 'a.txt' } },
+    ])
+    await entered.promise
+    await host.close()
+    const [looked, read] = await pending
+    expect(looked).toMatchObject({ ok: false, error: { code: 'E_ABORTED' } })
+    expect(read).toMatchObject({ ok: false, error: { code: 'E_ABORTED' }, content: "the call was not run: the host closed while its batch's hooks ran" })
     expect(ran).toEqual([])
   })
 
