@@ -141,11 +141,11 @@ const TRIGGERS: Record<ErrorCode, { where: string; trigger: () => Promise<string
   },
   E_CONFIG_INVALID: { where: 'test/config/load-config.test.ts', trigger: () => thrownCode(() => parseConfigText('dispatch:\n  mode: fastest', 'config.yaml')) },
   E_USAGE: { where: 'test/cli/cli-core.test.ts', trigger: () => thrownCode(() => parseCliArgs(['list', '--no-such-option'])) },
-  E_REQUEST_STATE_INVALID: { where: 'test/mcp/request-state.test.ts, test/mcp/mrtr.test.ts', trigger: () => openedCode((_seal, token) => `${token.slice(0, -2)}AA`) },
+  E_REQUEST_STATE_INVALID: { where: 'test/mcp/request-state.test.ts, test/mcp/modern.test.ts', trigger: () => openedCode((_seal, token) => `${token.slice(0, -2)}AA`) },
   E_REQUEST_STATE_EXPIRED: { where: 'test/mcp/request-state.test.ts', trigger: () => openedCode((_seal, token) => token, 1_000_000) },
-  E_REQUEST_STATE_MISMATCH: { where: 'test/mcp/request-state.test.ts, test/mcp/mrtr.test.ts', trigger: () => openedCode((_seal, token) => token, 0, callDigest('other_tool', {})) },
+  E_REQUEST_STATE_MISMATCH: { where: 'test/mcp/request-state.test.ts, test/mcp/modern.test.ts', trigger: () => openedCode((_seal, token) => token, 0, callDigest('other_tool', {})) },
   E_REQUEST_STATE_REPLAYED: {
-    where: 'test/mcp/request-state.test.ts, test/mcp/mrtr.test.ts',
+    where: 'test/mcp/request-state.test.ts, test/mcp/modern.test.ts',
     trigger: () => openedCode(async (seal, token) => {
       await seal.open(token, STATE_BINDING)
       return token
