@@ -75,6 +75,7 @@ export type {
 } from './contract/prompt-types.js'
 export type { PromptsAndResources } from './registry/prompts-and-resources.js'
 export type { ListChange, PromptEntry, PromptRequestOptions, ResourceEntry } from './registry/prompt-entries.js'
+export type { UriMatch, UriTemplateMatcher } from './registry/match-uri-template.js'
 export type { CompletionRef } from './registry/complete-argument.js'
 export type { ResourceListing } from './registry/list-resources.js'
 

@@ -54,8 +54,6 @@ export interface Completion {
   hasMore?: boolean
 }
 
-type Check = (context: AvailabilityContext) => CheckOutcome | Promise<CheckOutcome>
-
 /** What a plugin author writes for a prompt. */
 export interface PromptSpec<Args = Record<string, string>> {
   /** 1 to 128 letters, digits, `_`, `-` or `.`. */
@@ -70,7 +68,7 @@ export interface PromptSpec<Args = Record<string, string>> {
   /** Completions for arguments, by argument name. */
   complete?: { readonly [K in keyof Args & string]?: Completer }
   /** Availability, as a tool's: false, `{ available: false, reason }`, a throw or a timeout hides the prompt. */
-  check?: Check
+  check?: (context: AvailabilityContext) => CheckOutcome | Promise<CheckOutcome>
   requiresEnv?: readonly string[]
   handler: (args: Args, ctx: PromptContext) => PromptHandlerResult | Promise<PromptHandlerResult>
 }
@@ -83,7 +81,7 @@ export interface Prompt<Args = Record<string, string>> {
   description: string
   arguments: JsonSchema
   complete: Readonly<Record<string, Completer>>
-  check: Check | undefined
+  check: ((context: AvailabilityContext) => CheckOutcome | Promise<CheckOutcome>) | undefined
   requiresEnv: string[]
   handler: (args: Args, ctx: PromptContext) => PromptHandlerResult | Promise<PromptHandlerResult>
 }
@@ -133,7 +131,7 @@ export interface ResourceSpec<Vars = Record<string, string>> {
   list?: (ctx: ResourceContext) => readonly ListedResource[] | Promise<readonly ListedResource[]>
   /** Completions for template variables, by variable name. */
   complete?: { readonly [K in keyof Vars & string]?: Completer }
-  check?: Check
+  check?: (context: AvailabilityContext) => CheckOutcome | Promise<CheckOutcome>
   requiresEnv?: readonly string[]
   /** Reads the resource: `uri` as asked for, `vars` the template's variables decoded (untrusted input, like a model's arguments). */
   read: (uri: string, vars: Vars, ctx: ResourceContext) => ReadResult | Promise<ReadResult>
@@ -152,7 +150,7 @@ export interface Resource<Vars = Record<string, string>> {
   mimeType: string
   list: ((ctx: ResourceContext) => readonly ListedResource[] | Promise<readonly ListedResource[]>) | undefined
   complete: Readonly<Record<string, Completer>>
-  check: Check | undefined
+  check: ((context: AvailabilityContext) => CheckOutcome | Promise<CheckOutcome>) | undefined
   requiresEnv: string[]
   read: (uri: string, vars: Vars, ctx: ResourceContext) => ReadResult | Promise<ReadResult>
 }

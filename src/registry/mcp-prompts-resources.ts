@@ -47,8 +47,9 @@ export function mcpPromptResourceCapabilities(): { prompts: { listChanged: true 
  * (`error.data.toolhostCode`). Never throws.
  *
  * @example
+ * const options = (signal: AbortSignal) => ({ env: host.env, checkTimeoutMs: host.config.availability.check_timeout_ms, signal, report: (m: string) => host.log.warn(m) })
  * server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
- *   const answer = await answerMcpPromptsResources(host.registry.promptsAndResources, 'prompts/get', request.params, { env: host.env, signal: extra.signal })
+ *   const answer = await answerMcpPromptsResources(host.registry.promptsAndResources, 'prompts/get', request.params, options(extra.signal))
  *   if ('error' in answer) throw new McpError(answer.error.code, answer.error.message, answer.error.data)
  *   return answer.result
  * })

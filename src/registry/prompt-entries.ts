@@ -1,9 +1,9 @@
 /** What the registry keeps of each prompt and resource, and what a request on them may say. Types only. */
 import type { AnyPrompt, AnyResource } from '../contract/prompt-types.js'
+import type { AnyTool } from '../contract/types.js'
 import type { UriTemplateMatcher } from './match-uri-template.js'
-import type { RunLimits } from './run-with-limit.js'
 import type { ValidateFunction } from './schema.js'
-import type { AvailabilityOptions, Gated } from './tool-availability.js'
+import type { AvailabilityOptions } from './tool-availability.js'
 
 /** A registered prompt with what the registry derived from it once. */
 export interface PromptEntry {
@@ -13,7 +13,7 @@ export interface PromptEntry {
   /** Its `arguments` schema's validator, compiled at registration. */
   readonly validate: ValidateFunction
   /** What availability is decided from: its name, `check` and `requiresEnv`. */
-  readonly gate: Gated
+  readonly gate: Pick<AnyTool, 'name' | 'check' | 'requiresEnv'>
 }
 
 /** A registered resource or resource template. */
@@ -24,7 +24,7 @@ export interface ResourceEntry {
   readonly key: string
   /** A template's matcher; undefined for a fixed URI. */
   readonly match: UriTemplateMatcher | undefined
-  readonly gate: Gated
+  readonly gate: Pick<AnyTool, 'name' | 'check' | 'requiresEnv'>
 }
 
 /** Which lists changed (MCP `notifications/prompts/list_changed`, `notifications/resources/list_changed`). */
@@ -35,7 +35,11 @@ export interface ListChange {
 }
 
 /** What a request on prompts or resources may say: availability as for tools, and its limits. */
-export interface PromptRequestOptions extends AvailabilityOptions, RunLimits {
+export interface PromptRequestOptions extends AvailabilityOptions {
+  /** The caller's signal (an MCP request's): aborting it aborts the handler (`E_INTERRUPTED`). */
+  signal?: AbortSignal
+  /** How long a handler, `read`, `list` or completer may run; default 30 s (`E_TIMEOUT`). */
+  timeoutMs?: number
   /** Characters a prompt's arguments (names and values), a URI, or a value to complete may have. Default 100,000. */
   maxInputChars?: number
   /** Hears what went wrong in a template's `list` (its listings are left out). */

@@ -8,7 +8,7 @@ import type { Availability, JsonSchema } from '../contract/types.js'
 import { completeArgument, type CompletionRef } from './complete-argument.js'
 import { listResources, type ResourceListing } from './list-resources.js'
 import { compileUriTemplate } from './match-uri-template.js'
-import type { ListChange, PromptCatalogue, PromptEntry, PromptRequestOptions, ResourceEntry } from './prompt-entries.js'
+import type { ListChange, PromptEntry, PromptRequestOptions, ResourceEntry } from './prompt-entries.js'
 import { readResource } from './read-resource.js'
 import { renderPrompt } from './render-prompt.js'
 import { SchemaCompiler, type ValidateFunction } from './schema.js'
@@ -36,7 +36,7 @@ interface Staging {
  * const contents = await registry.promptsAndResources.readResource('notes://todo')
  * const off = registry.promptsAndResources.onListChanged((change) => change.prompts && notifyPromptsChanged())
  */
-export class PromptsAndResources implements PromptCatalogue {
+export class PromptsAndResources {
   readonly #prompts = new Map<string, Entry>()
   readonly #resources = new Map<string, ResourceEntry>()
   readonly #compiler = new SchemaCompiler()
