@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=scheduling,cost,...]`: the five benchmarks of toolhost, each
+ * `npm run bench [-- --quick] [-- --only=scheduling,cost,...]`: the six benchmarks of toolhost, each
  * printing a table. Figures are measured, never edited; BENCHMARKS.md holds a full run's output.
  */
 import { execSync } from 'node:child_process'
@@ -11,6 +11,7 @@ import { parseBenchOptions, type BenchmarkName, type BenchOptions } from './benc
 import { runScheduling } from './bench/scheduling.js'
 import { runStartup } from './bench/startup.js'
 import { runStress } from './bench/stress.js'
+import { runStoreCost } from './bench/store-cost.js'
 import { fmt, renderTable, type Table } from './bench/table.js'
 
 type Benchmark = (options: BenchOptions) => Promise<{ tables: Table[]; targets: string[] }>
@@ -21,6 +22,7 @@ const BENCHMARKS: Record<BenchmarkName, Benchmark> = {
   startup: runStartup,
   memory: runMemory,
   stress: runStress,
+  store: runStoreCost,
 }
 
 function machine(): string {
