@@ -12,6 +12,7 @@ import { parseBenchOptions, type BenchmarkName, type BenchOptions } from './benc
 import { runScheduling } from './bench/scheduling.js'
 import { runStartup } from './bench/startup.js'
 import { runStress } from './bench/stress.js'
+import { runStoreCost } from './bench/store-cost.js'
 import { fmt, renderTable, type Table } from './bench/table.js'
 
 type Benchmark = (options: BenchOptions) => Promise<{ tables: Table[]; targets: string[] }>
@@ -23,6 +24,7 @@ const BENCHMARKS: Record<BenchmarkName, Benchmark> = {
   memory: runMemory,
   stress: runStress,
   mcp: runMcp,
+  store: runStoreCost,
 }
 
 function machine(): string {

@@ -25,6 +25,8 @@ export async function createBenchHost(options: {
   limits?: Record<string, unknown>
   now?: () => number
   root?: string
+  /** Config `store` (default: local, as a host gets it). */
+  store?: string
 }): Promise<BenchHost> {
   const registry = options.registry ?? new ToolRegistry()
   const root = options.root ?? mkdtempSync(path.join(os.tmpdir(), 'toolhost-bench-'))
@@ -39,6 +41,7 @@ export async function createBenchHost(options: {
       permissions: { mode: 'bypass' },
       ...(options.dispatch ? { dispatch: options.dispatch } : {}),
       ...(options.limits ? { limits: options.limits } : {}),
+      ...(options.store ? { store: options.store } : {}),
     },
     log: { debug() {}, info() {}, warn() {}, error() {} },
     ...(options.now ? { now: options.now } : {}),

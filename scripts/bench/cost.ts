@@ -18,15 +18,15 @@ import { fmt, median, verdict, type Table } from './table.js'
 const parameters = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false } as const
 const noop = (args: { n: number }): string => (args.n >= 0 ? 'ok' : 'negative')
 
-function noopTool(name: string) {
+export function noopTool(name: string) {
   return defineTool<{ n: number }>({ name, description: `No-op ${name} (benchmark).`, parameters, parallelSafe: true, readOnly: () => true, handler: noop })
 }
 
-function calls(count: number, prefix: string): ToolCall[] {
+export function calls(count: number, prefix: string): ToolCall[] {
   return Array.from({ length: count }, (_, i) => ({ id: `${prefix}${i}`, name: 'noop', arguments: `{"n":${i}}` }))
 }
 
-interface Timing {
+export interface Timing {
   /** Wall-clock µs per unit: the best (lowest) of the runs, the figure least inflated by other load. */
   wall: number
   /** CPU µs (user + system, this process) per unit, best of the runs. */
@@ -37,7 +37,7 @@ interface Timing {
 }
 
 /** Best and median over `runs` of (µs for `inner` repetitions of `body`) ÷ `per`, in wall and CPU time. */
-async function measure(runs: number, inner: number, per: number, body: () => Promise<unknown> | unknown): Promise<Timing> {
+export async function measure(runs: number, inner: number, per: number, body: () => Promise<unknown> | unknown): Promise<Timing> {
   for (let i = 0; i < Math.min(inner, 200); i++) await body() // warm-up
   const wall: number[] = []
   const cpu: number[] = []

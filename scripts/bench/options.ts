@@ -1,6 +1,6 @@
 /** Command-line flags of `npm run bench` (scripts only). */
 
-export const BENCHMARK_NAMES = ['scheduling', 'cost', 'startup', 'memory', 'stress', 'mcp'] as const
+export const BENCHMARK_NAMES = ['scheduling', 'cost', 'startup', 'memory', 'stress', 'mcp', 'store'] as const
 export type BenchmarkName = (typeof BENCHMARK_NAMES)[number]
 
 export interface BenchOptions {
@@ -35,7 +35,7 @@ export const USAGE = `usage: npm run bench [-- FLAGS]
   --real-scale=X       scheduling: real sleeps are the simulated durations × X (default 0.5)
   --workers=N          scheduling: max_workers (default 8, the config default)
   --optimum            scheduling: also search each batch's best schedule at 2-4 workers (slow)
-  --runs=N             cost: runs per figure, median reported (default 9, quick 5)
+  --runs=N             cost, store: runs per figure, median reported (default 9, quick 5)
   --plugins=N          start-up: generated plugin files (default 1000, quick 100)
   --spawns=N           start-up: spawns per command, the best is reported (default 7, quick 1)
   --memory-calls=N     memory: calls with 1 MB results (default 10000, quick 500)

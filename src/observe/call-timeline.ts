@@ -181,6 +181,12 @@ export class CallTimeline {
     switch (event.type) {
       case 'waiting':
         for (const wait of event.on) {
+          // A call of another host sharing the root: this host never sees it released; the wait
+          // is over when this call starts.
+          if (wait.host !== undefined) {
+            record.waits.push({ id: `${wait.id} on ${wait.host}`, reason: wait.reason, done: false })
+            continue
+          }
           const earlier = this.#byId.get(wait.id)
           const done = earlier === undefined || earlier.releasedAt !== undefined
           record.waits.push({ id: wait.id, reason: wait.reason, done })
@@ -192,6 +198,7 @@ export class CallTimeline {
         }
         return this.#restate(record)
       case 'started':
+        for (const wait of record.waits) wait.done = true
         record.startedAt = event.at
         record.lane = this.#lanes.take()
         return this.#restate(record)

@@ -41,6 +41,12 @@ export interface SharedRateRule {
   readonly limit: Readonly<{ calls?: number; per_ms?: number; concurrency?: number }>
 }
 
+export interface RateOptions {
+  readonly signal?: AbortSignal
+  /** Called once when the slot is not free now: the other hosts' calls fill the rule. */
+  readonly onWait?: (reason: string) => void
+}
+
 /** A call's place in a rule's shared count: given back (`releaseRateSlot`) when the call is released. */
 export interface RateTicket {
   readonly id: string
@@ -98,10 +104,11 @@ export interface CoordinationStore {
   /** Gives a lease back. Never throws; a failure is logged and the lease lapses with the session. */
   release(lease: Lease): void
   /**
-   * Takes a start (and a concurrency place) under `rule` across hosts: at once (no promise) while
-   * this host is alone, else when the shared count allows. Rejects like `acquire`.
+   * Takes a start (and a concurrency place) under `rule` across hosts: at once (a ticket, not a
+   * promise) while `needsAsk` is false, else when the shared count allows (`onWait` says why it
+   * waits, once). Rejects like `acquire`.
    */
-  takeRateSlot(rule: SharedRateRule, signal?: AbortSignal): RateTicket | Promise<RateTicket>
+  takeRateSlot(rule: SharedRateRule, options?: RateOptions): RateTicket | Promise<RateTicket>
   /** Gives back a ticket's concurrency place (its start stays counted in its window). Never throws. */
   releaseRateSlot(ticket: RateTicket): void
   /**

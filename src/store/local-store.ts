@@ -3,7 +3,7 @@ import path from 'node:path'
 import { describeThrown } from '../contract/errors.js'
 import type { Logger } from '../contract/types.js'
 import { readStateFile } from '../workspace/state-files.js'
-import type { AcquireOptions, Lease, LeaseRequest, RateTicket, SharedRateRule } from './coordination-store.js'
+import type { AcquireOptions, Lease, LeaseRequest, RateOptions, RateTicket, SharedRateRule } from './coordination-store.js'
 import { StateFile } from './state-file.js'
 import { StateStore, newId } from './state-store.js'
 import { addRateHistory, RENEW_EVERY_MS, type StoreState } from './store-state.js'
@@ -70,9 +70,9 @@ export class LocalStore extends StateStore {
     return this.acquireShared(request, options)
   }
 
-  override takeRateSlot(rule: SharedRateRule, signal?: AbortSignal): RateTicket | Promise<RateTicket> {
+  override takeRateSlot(rule: SharedRateRule, options: RateOptions = {}): RateTicket | Promise<RateTicket> {
     if (this.#joined && !this.#shared) return this.#takeAlone(rule)
-    return this.#join().then(() => (this.#shared ? this.takeSharedRate(rule, signal) : this.#takeAlone(rule)))
+    return this.#join().then(() => (this.#shared ? this.takeSharedRate(rule, options) : this.#takeAlone(rule)))
   }
 
   override releaseRateSlot(ticket: RateTicket): void {

@@ -1,5 +1,6 @@
 import { closeSync, openSync, renameSync, rmdirSync, rmSync, writeSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
+import { setTimeout as sleep } from 'node:timers/promises'
 import os from 'node:os'
 import path from 'node:path'
 import type { Logger } from '../contract/types.js'
@@ -12,7 +13,17 @@ const MAX_STATE_BYTES = 8 << 20
 // A holder keeps the lock for a transaction (a read and a rename); one that died holding it is
 // passed over after LOCK_STALE_MS (proper-lockfile refreshes a held lock's mtime meanwhile).
 const LOCK_STALE_MS = 2000
-const LOCK_RETRIES = { retries: 400, factor: 1.3, minTimeout: 1, maxTimeout: 20, randomize: true }
+// Past this, a lock still held by a live holder is a fault of the store (E_STORE_UNAVAILABLE).
+const LOCK_WAIT_MS = 10_000
+
+type Lockfile = typeof import('proper-lockfile')
+let lockfileModule: Lockfile | undefined
+
+// Loaded on the first transaction (not at start-up), then kept: a dynamic import per transaction
+// cost more than the transaction itself.
+async function loadLockfile(): Promise<Lockfile> {
+  return (lockfileModule ??= (await import('proper-lockfile')).default)
+}
 
 /**
  * The local store's state: `state.json` in a folder under the root (`.toolhost/store/`), read and
@@ -110,24 +121,30 @@ export class StateFile implements StateBackend {
     }
   }
 
+  // The lock, taken synchronously (proper-lockfile's lockSync: no promise chain per attempt) and
+  // tried again after a short pause while another host holds it. Released by the returned function.
   async #acquire(): Promise<() => Promise<void>> {
     const problem = stateFolderProblem(this.#root, this.#file)
     if (problem !== undefined) throw new Error(problem)
-    for (let attempt = 0; ; attempt++) {
-      await mkdir(this.#dir, { recursive: true, mode: 0o700 })
+    const lockfile = await loadLockfile()
+    const deadline = Date.now() + LOCK_WAIT_MS
+    let pause = 1
+    for (;;) {
       try {
-        // Loaded on the first transaction: a host that never shares its root never loads it.
-        const lockfile = (await import('proper-lockfile')).default
-        return await lockfile.lock(this.#dir, {
+        const unlock = lockfile.lockSync(this.#dir, {
           lockfilePath: this.#lock,
           realpath: false,
           stale: LOCK_STALE_MS,
-          retries: LOCK_RETRIES,
           onCompromised: (error) => this.#log.warn(`the coordination store's lock ${this.#lock} was taken over while held (${error.message})`),
         })
+        return async () => unlock()
       } catch (error) {
-        // The folder went between mkdir and lock (the last host leaving removed it): make it again.
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 3) throw error
+        const code = (error as NodeJS.ErrnoException).code
+        // No folder yet (the first host, or the last one out removed it): make it and try again.
+        if (code === 'ENOENT') await mkdir(this.#dir, { recursive: true, mode: 0o700 })
+        else if (code !== 'ELOCKED' || Date.now() > deadline) throw error
+        else await sleep(pause)
+        pause = Math.min(pause * 2, 20)
       }
     }
   }

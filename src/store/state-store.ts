@@ -3,7 +3,7 @@ import os from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { ToolhostError, describeThrown } from '../contract/errors.js'
 import type { Logger } from '../contract/types.js'
-import type { AcquireOptions, CoordinationStore, ForeignWait, HeldClaim, Lease, LeaseRequest, RateTicket, SharedRateRule } from './coordination-store.js'
+import type { AcquireOptions, CoordinationStore, ForeignWait, HeldClaim, Lease, LeaseRequest, RateOptions, RateTicket, SharedRateRule } from './coordination-store.js'
 import { consumeToken, dropLease, dropRate, tryGrant, tryTakeRate, type StoreState } from './store-state.js'
 
 /** Where a store's state lives: `transact` runs `fn` on it alone and keeps what `fn` changed. */
@@ -93,12 +93,14 @@ export class StateStore implements CoordinationStore {
     this.run((state) => ({ value: undefined, changed: dropLease(state, lease.id) })).catch((error: unknown) => this.log.warn(`the coordination store did not take lease ${lease.id} back (it lapses with this host's session): ${describeThrown(error)}`))
   }
 
-  takeRateSlot(rule: SharedRateRule, signal?: AbortSignal): RateTicket | Promise<RateTicket> {
-    return this.takeSharedRate(rule, signal)
+  takeRateSlot(rule: SharedRateRule, options: RateOptions = {}): RateTicket | Promise<RateTicket> {
+    return this.takeSharedRate(rule, options)
   }
 
-  protected async takeSharedRate(rule: SharedRateRule, signal: AbortSignal | undefined): Promise<RateTicket> {
+  protected async takeSharedRate(rule: SharedRateRule, options: RateOptions): Promise<RateTicket> {
+    const { signal, onWait } = options
     const ticket: RateTicket = { id: newId(), key: rule.key }
+    let told = false
     for (;;) {
       signal?.throwIfAborted()
       const result = await this.run((state, now) => {
@@ -106,6 +108,14 @@ export class StateStore implements CoordinationStore {
         return { value: taken, changed: 'taken' in taken }
       })
       if ('taken' in result) return ticket
+      if (!told) {
+        told = true
+        try {
+          onWait?.(result.reason)
+        } catch {
+          // an observer's fault costs the request nothing
+        }
+      }
       await sleep(Math.min(result.retryInMs, 250), undefined, signal ? { signal } : undefined)
     }
   }

@@ -36,6 +36,19 @@ describe('CallTimeline from host events', () => {
     expect(timeline.peakLanes).toBe(1) // a's lane was free again when b started
   })
 
+  test("a wait for another host's call (host set) keeps the call waiting until it starts", () => {
+    const states: string[] = []
+    const timeline = new CallTimeline({ onUpdate: (r) => states.push(r.state) })
+    feed(timeline, [
+      { type: 'admitted', id: 'b', name: 'write', batch: 1, at: at(0), footprint: 'scoped', permission: 'allow' },
+      { type: 'queued', id: 'b', seq: 1, at: at(0) },
+      { type: 'waiting', id: 'b', seq: 1, at: at(1), on: [{ id: 'a', host: 'host 42', reason: 'writes x, which a on host 42 writes too' }] },
+      { type: 'started', id: 'b', seq: 1, at: at(9), running: 1 },
+    ])
+    expect(states).toEqual(['ready', 'ready', 'waiting', 'running'])
+    expect(timeline.records()[0]!.waits).toEqual([{ id: 'a on host 42', reason: 'writes x, which a on host 42 writes too', done: true }])
+  })
+
   test('the pool\'s waits (waiting-worker, waiting-rate events) say which calls held the workers, or which rate group', () => {
     const timeline = new CallTimeline()
     const states: string[] = []

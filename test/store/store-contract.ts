@@ -156,7 +156,7 @@ export function describeStoreContract(name: string, open: () => Promise<StorePai
       b.releaseRateSlot(await b.takeRateSlot(rule))
       const controller = new AbortController()
       let third = false
-      const next = Promise.resolve(a.takeRateSlot(rule, controller.signal)).then(() => (third = true))
+      const next = Promise.resolve(a.takeRateSlot(rule, { signal: controller.signal })).then(() => (third = true))
       await roundTrips(b, 6)
       expect(third).toBe(false)
       controller.abort()

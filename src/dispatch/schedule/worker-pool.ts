@@ -351,7 +351,11 @@ export class WorkerPool {
     job.place = 'cleared'
     const wait = new AbortController()
     slot.ticketWait = wait
-    Promise.resolve(store.takeRateSlot(slot.group.rule, wait.signal)).then(
+    const onWait = this.#onRateWait === undefined ? undefined : () => {
+      // Announced like a wait in its group: the other hosts' calls fill the rule now.
+      if (job.rate === slot && job.isPending()) this.#onRateWait!([job])
+    }
+    Promise.resolve(store.takeRateSlot(slot.group.rule, { signal: wait.signal, ...(onWait ? { onWait } : {}) })).then(
       (taken) => {
         slot.ticketWait = undefined
         if (job.rate !== slot || !job.isPending()) {
