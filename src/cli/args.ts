@@ -11,12 +11,12 @@ export const COMMANDS: Readonly<Record<string, { synopsis: string; summary: stri
   list: {
     synopsis: 'toolhost list [--json]',
     summary: 'tools, availability and why a tool is hidden',
-    more: '--json prints {"tools": [{name, toolset, description, available, reason?}]}. A plugin that failed to load is reported on stderr.',
+    more: '--json prints {"tools": [{name, toolset, description, available, reason?}]}, and "duplicates": [{name, kept, lost, why}] when two files registered one name. A plugin that failed to load is reported on stderr.',
   },
   doctor: {
     synopsis: 'toolhost doctor',
     summary: 'config, env, plugins that failed to load, and why',
-    more: 'One fact a line: the config file, the workspace root, the .env file and the variables it set (names only), the permission mode, each plugin file and its tools, the hidden tools and why (with a set variable close to a missing one), and each tool name in config that matches no registered tool, with a did-you-mean. Exits 1 when a plugin failed to load or an MCP server is down.',
+    more: 'One fact a line: the config file, the workspace root, the .env file and the variables it set (names only), the permission mode, each plugin file and its tools, the hidden tools and why (with a set variable close to a missing one), each tool name in config that matches no registered tool, with a did-you-mean, and each tool name two files registered (which kept it, which lost, why). Exits 1 when a plugin failed to load, a tool name is registered twice or an MCP server is down.',
   },
   call: {
     synopsis: "toolhost call NAME [JSON] [--json]",
