@@ -4,6 +4,7 @@ import path from 'node:path'
 import { describeThrown, isToolhostError } from '../contract/errors.js'
 import type { ToolRegistry } from '../registry/registry.js'
 import { importPlugin } from './import-plugin.js'
+import { describeMissingModule } from './missing-package.js'
 
 /** File endings a plugin may have. */
 export const PLUGIN_GLOB = '**/*.{ts,mts,js,mjs}'
@@ -156,11 +157,14 @@ function withinTime<T>(work: Promise<T>, ms: number): Promise<T> {
 }
 
 /**
- * The message of an import failure. A JavaScript syntax error comes as tsx's "Parse error FILE:1:1"
+ * The message of an import failure. A package that is not installed says `npm install NAME`
+ * (missing-package.ts). A JavaScript syntax error comes as tsx's "Parse error FILE:1:1"
  * or as Node's SyntaxError without a place; Node's own syntax check then says what and where. A
  * top-level await in a CommonJS .ts file gets the fix (.mts), not esbuild's words.
  */
 function describeLoadError(file: string, error: unknown): string {
+  const missing = describeMissingModule(file, error)
+  if (missing !== undefined) return missing
   const message = describeThrown(error)
   // esbuild's words for a .ts file compiled as CommonJS; the fix is the file's name.
   const topLevelAwait = /(\S+:\d+:\d+): ERROR: Top-level await is currently not supported with the "cjs" output format/.exec(message)
