@@ -11,12 +11,12 @@ export const COMMANDS: Readonly<Record<string, { synopsis: string; summary: stri
   list: {
     synopsis: 'toolhost list [--json]',
     summary: 'tools, availability and why a tool is hidden',
-    more: '--json prints {"tools": [{name, toolset, description, available, reason?}]}. A plugin that failed to load is reported on stderr.',
+    more: '--json prints {"tools": [{name, toolset, description, available, reason?}]}, and "duplicates": [{name, kept, lost, why}] when two files registered one name. A plugin that failed to load is reported on stderr.',
   },
   doctor: {
     synopsis: 'toolhost doctor',
     summary: 'config, env, plugins that failed to load, and why',
-    more: 'One fact a line: the config file, the workspace root, the .env file and the variables it set (names only), the permission mode, each plugin file and its tools, the hidden tools and why (with a set variable close to a missing one), and each tool name in config that matches no registered tool, with a did-you-mean. Exits 1 when a plugin failed to load or an MCP server is down.',
+    more: 'One fact a line: the config file, the workspace root, the .env file and the variables it set (names only), the permission mode, each plugin file and its tools, the hidden tools and why (with a set variable close to a missing one), each tool name in config that matches no registered tool, with a did-you-mean, and each tool name two files registered (which kept it, which lost, why). Exits 1 when a plugin failed to load, a tool name is registered twice or an MCP server is down.',
   },
   call: {
     synopsis: "toolhost call NAME [JSON] [--json]",
@@ -37,6 +37,11 @@ export const COMMANDS: Readonly<Record<string, { synopsis: string; summary: stri
     synopsis: 'toolhost serve [--http PORT] [--watch]',
     summary: 'MCP server over stdio (default) or Streamable HTTP',
     more: 'Over stdio, stdout carries only MCP messages. --http PORT serves Streamable HTTP at /mcp on serve.host (127.0.0.1; port 0 picks a free one), and the console at / (serve.console). Calls that would ask are asked of the calling client (MCP elicitation), or in an open console; --yes approves them all. --watch reloads plugin files when they change and takes live limits from a changed config.yaml.',
+  },
+  init: {
+    synopsis: 'toolhost init',
+    summary: 'start a project here: config.yaml, an example plugin and its test',
+    more: "Writes a commented config.yaml (every key at its default, with what it does), plugins/hello.ts (or .mjs in a project without TypeScript) with its test for your project's runner (as new-plugin writes them), and adds .toolhost/ (the host's own state) to .gitignore. Never overwrites: a file that exists is left as it is and named as skipped.",
   },
   'new-plugin': {
     synopsis: 'toolhost new-plugin NAME',
@@ -186,7 +191,7 @@ function usageError(error: Error & { code?: string }, argv: readonly string[]): 
 
 // How many words each command takes after its name; `call` words its own error (quote the JSON).
 const ARGUMENTS: Readonly<Record<string, { max: number; names: string }>> = {
-  list: { max: 0, names: '' }, doctor: { max: 0, names: '' }, serve: { max: 0, names: '' }, demo: { max: 0, names: '' },
+  list: { max: 0, names: '' }, doctor: { max: 0, names: '' }, serve: { max: 0, names: '' }, demo: { max: 0, names: '' }, init: { max: 0, names: '' },
   run: { max: 1, names: 'FILE|-' }, explain: { max: 1, names: 'FILE|-' }, 'new-plugin': { max: 1, names: 'NAME' }, help: { max: 1, names: 'COMMAND' },
 }
 

@@ -11,6 +11,7 @@ import { renderTimeline, type PoolWait } from './timeline.js'
 import { describeRateLimit } from '../dispatch/schedule/rate-limits.js'
 import type { PlannedCall } from '../host/host-types.js'
 import { configNameLines, envHint } from './doctor-names.js'
+import { describeDuplicate, duplicateToolsOf } from '../loader/duplicate-tools.js'
 
 export interface Output {
   out: (text: string) => void
@@ -26,8 +27,9 @@ export async function listCommand(host: Host, args: CliArgs, io: Output): Promis
   })
   // A plugin that failed to load is already reported on stderr, once, by createHost's logger.
   if (tools.length === 0) io.err(whyNoTools(host))
+  const duplicates = duplicateToolsOf(host.pluginReport)
   if (args.json) {
-    io.out(JSON.stringify({ tools }, null, 2))
+    io.out(JSON.stringify({ tools, ...(duplicates.length > 0 ? { duplicates } : {}) }, null, 2))
     return 0
   }
   const nameWidth = Math.max(4, ...tools.map((t) => t.name.length))
@@ -37,6 +39,7 @@ export async function listCommand(host: Host, args: CliArgs, io: Output): Promis
     io.out(`${t.name.padEnd(nameWidth)}  ${t.toolset.padEnd(setWidth)}  ${t.available ? 'available' : `hidden: ${t.reason}`}`)
   }
   io.out(`\n${tools.filter((t) => t.available).length} of ${counted(tools.length, 'tool')} available`)
+  if (duplicates.length > 0) io.out(`\nduplicate tool names (the file loaded first keeps the name):\n${duplicates.map((d) => `  ${describeDuplicate(d)}`).join('\n')}`)
   return 0
 }
 
@@ -75,11 +78,14 @@ export async function doctorCommand(host: Host, _args: CliArgs, io: Output): Pro
   for (const file of host.pluginReport.loaded) io.out(`  ok      ${file} (${(host.pluginReport.toolsByFile.get(file) ?? []).join(', ') || 'no tools'})`)
   for (const f of host.pluginReport.failed) io.out(`  FAILED  ${f.file}: ${f.message}`)
   for (const dir of host.pluginReport.missingDirs ?? []) io.out(`  missing folder ${dir}`)
+  const duplicates = duplicateToolsOf(host.pluginReport)
+  if (duplicates.length > 0) io.out(`duplicates:    ${counted(duplicates.length, 'tool name')} registered by two files; the file loaded first keeps it`)
+  for (const d of duplicates) io.out(`  ${describeDuplicate(d)}`)
   const hidden = (await host.registry.explainAvailability({}, { checkTimeoutMs: c.availability.check_timeout_ms, env: host.env, canAsk: host.ask !== undefined })).filter((a) => !a.available)
   io.out(`tools:         ${host.registry.list().length} registered, ${hidden.length} hidden`)
   for (const h of hidden) io.out(`  hidden  ${h.name}: ${h.reason}${envHint(host, h.name)}`)
   for (const line of configNameLines(host)) io.out(line)
-  return host.pluginReport.failed.length > 0 || servers.some((m) => !m.connected) ? 1 : 0
+  return host.pluginReport.failed.length > 0 || duplicates.length > 0 || servers.some((m) => !m.connected) ? 1 : 0
 }
 
 // Names only: a value from .env may be a secret, and doctor's output is pasted into issues.

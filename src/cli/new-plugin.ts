@@ -39,16 +39,24 @@ export function detectProject(cwd: string): ProjectKind {
   }
 }
 
+/** The files a plugin scaffold consists of, with their text, before anything is written. */
+export interface PluginFiles {
+  plugin: string
+  test: string
+  runner: ProjectKind['runner']
+  texts: Array<{ file: string; text: string }>
+}
+
 /**
- * Writes `plugins/NAME.ts` (`.mjs` in a JavaScript project) and its test under `cwd`, from the
- * templates: a vitest test (`test/plugins/NAME.test.ts`, or `.test.mjs`) when the project uses
- * vitest, else a `node --test` one (`test/plugins/NAME.test.mjs`). Both import `'toolhost'`, never a
- * path. Refuses a bad name and never overwrites: every file is checked before any is written.
+ * The plugin file and test new-plugin (and init) would write for `name` under `cwd`, from the
+ * templates: `plugins/NAME.ts` (`.mjs` in a JavaScript project) and a vitest test
+ * (`test/plugins/NAME.test.ts`, or `.test.mjs`) when the project uses vitest, else a `node --test`
+ * one (`test/plugins/NAME.test.mjs`). Both import `'toolhost'`, never a path. A bad name throws.
  *
  * @example
- * writePluginFiles('weather', process.cwd()) // { plugin: '…/plugins/weather.ts', test: '…/test/plugins/weather.test.ts', runner: 'vitest' }
+ * planPluginFiles('weather', process.cwd()).plugin // '…/plugins/weather.ts'
  */
-export function writePluginFiles(name: string, cwd: string, kind: ProjectKind = detectProject(cwd)): { plugin: string; test: string; runner: ProjectKind['runner'] } {
+export function planPluginFiles(name: string, cwd: string, kind: ProjectKind = detectProject(cwd)): PluginFiles {
   if (!PLUGIN_NAME_PATTERN.test(name)) {
     throw new ToolhostError('E_USAGE', `new-plugin: the name must be lower case letters, digits and _ (starting with a letter, at most 64 characters), e.g. "weather_lookup"; got ${JSON.stringify(name)}`)
   }
@@ -65,6 +73,18 @@ export function writePluginFiles(name: string, cwd: string, kind: ProjectKind = 
     { file: plugin, text: fill(kind.typescript ? 'plugin.ts.tmpl' : 'plugin.mjs.tmpl') },
     { file: test, text: fill(kind.runner === 'vitest' ? 'plugin.vitest.tmpl' : 'plugin.node-test.tmpl') },
   ]
+  return { plugin, test, runner: kind.runner, texts }
+}
+
+/**
+ * Writes the plugin and its test `planPluginFiles` gives. Never overwrites: every file is checked
+ * before any is written.
+ *
+ * @example
+ * writePluginFiles('weather', process.cwd()) // { plugin: '…/plugins/weather.ts', test: '…/test/plugins/weather.test.ts', runner: 'vitest' }
+ */
+export function writePluginFiles(name: string, cwd: string, kind: ProjectKind = detectProject(cwd)): { plugin: string; test: string; runner: ProjectKind['runner'] } {
+  const { plugin, test, runner, texts } = planPluginFiles(name, cwd, kind)
   for (const { file } of texts) {
     if (existsSync(file)) throw new ToolhostError('E_USAGE', `new-plugin: ${file} already exists; pick another name or delete the file first`)
   }
@@ -72,7 +92,13 @@ export function writePluginFiles(name: string, cwd: string, kind: ProjectKind = 
     mkdirSync(path.dirname(file), { recursive: true })
     writeFileSync(file, text, { flag: 'wx' })
   }
-  return { plugin, test, runner: kind.runner }
+  return { plugin, test, runner }
+}
+
+/** The command that runs a scaffolded plugin's test, from `cwd`. */
+export function testCommand(files: { test: string; runner: ProjectKind['runner'] }, cwd: string): string {
+  const test = posix(path.relative(cwd, files.test))
+  return files.runner === 'vitest' ? `npx vitest run ${test}` : `node --test ${test}`
 }
 
 /**
@@ -85,9 +111,7 @@ export function newPluginCommand(args: CliArgs, io: Output): number {
   const [name] = args.positionals
   if (!name) throw new ToolhostError('E_USAGE', 'new-plugin needs a name: toolhost new-plugin NAME')
   const written = writePluginFiles(name, process.cwd())
-  const test = posix(path.relative(process.cwd(), written.test))
-  const run = written.runner === 'vitest' ? `npx vitest run ${test}` : `node --test ${test}`
-  io.out(`wrote ${written.plugin}\nwrote ${written.test}\nnext: edit the schema and handler, then run ${run}`)
+  io.out(`wrote ${written.plugin}\nwrote ${written.test}\nnext: edit the schema and handler, then run ${testCommand(written, process.cwd())}`)
   return 0
 }
 

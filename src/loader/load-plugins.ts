@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
-import { describeThrown } from '../contract/errors.js'
+import { describeThrown, isToolhostError } from '../contract/errors.js'
 import type { ToolRegistry } from '../registry/registry.js'
 import { importPlugin, preparePlugins } from './import-plugin.js'
+import { describeMissingModule } from './missing-package.js'
 
 /** File endings a plugin may have. */
 export const PLUGIN_GLOB = '**/*.{ts,mts,js,mjs}'
@@ -12,6 +13,8 @@ export interface PluginLoadError {
   file: string
   code: 'E_PLUGIN_LOAD'
   message: string
+  /** The file failed because a tool name it registers was taken: the name and the file that keeps it. */
+  duplicate?: { name: string; keptBy: string | undefined }
 }
 
 export interface PluginLoadReport {
@@ -74,7 +77,7 @@ export async function loadPlugins(dirs: readonly string[], registry: ToolRegistr
       report.loaded.push(file)
       report.toolsByFile.set(file, outcome.tools)
     } else {
-      report.failed.push({ file, code: 'E_PLUGIN_LOAD', message: outcome.message })
+      report.failed.push({ file, code: 'E_PLUGIN_LOAD', message: outcome.message, ...(outcome.duplicate ? { duplicate: outcome.duplicate } : {}) })
     }
   }
   // Schemas compiled during this load are known good from now on (the next start-up skips them).
@@ -107,13 +110,15 @@ export function loadPluginFile(
   registry: ToolRegistry,
   reload = false,
   options: PluginLoadOptions = {},
-): Promise<{ ok: true; tools: string[] } | { ok: false; message: string }> {
+): Promise<LoadOutcome> {
   const run = loading.then(() => loadNow(file, registry, reload, options.importTimeoutMs ?? DEFAULT_IMPORT_TIMEOUT_MS))
   loading = run.catch(() => undefined)
   return run
 }
 
-async function loadNow(file: string, registry: ToolRegistry, reload: boolean, timeoutMs: number): Promise<{ ok: true; tools: string[] } | { ok: false; message: string }> {
+type LoadOutcome = { ok: true; tools: string[] } | { ok: false; message: string; duplicate?: PluginLoadError['duplicate'] }
+
+async function loadNow(file: string, registry: ToolRegistry, reload: boolean, timeoutMs: number): Promise<LoadOutcome> {
   const already = registry.namesFrom(file)
   if (!reload && (already.length > 0 || registry.promptsAndResources.hasSource(file))) return { ok: true, tools: already.sort() }
   // A file imported before (its tools since removed) must run again to register: import it fresh.
@@ -126,8 +131,17 @@ async function loadNow(file: string, registry: ToolRegistry, reload: boolean, ti
     if (error === TIMED_OUT) {
       return { ok: false, message: `${file} did not finish loading within ${timeoutMs} ms (plugins.import_timeout_ms): its import waits for something (a top-level await, a connection) that has not come; none of its tools are registered` }
     }
-    return { ok: false, message: describeLoadError(file, error) }
+    return { ok: false, message: describeLoadError(file, error), ...duplicateOf(error) }
   }
+}
+
+// A taken tool name (E_DUPLICATE_TOOL, from whichever copy of the registry's module threw it):
+// which name, and which file keeps it.
+function duplicateOf(error: unknown): { duplicate?: PluginLoadError['duplicate'] } {
+  if (!isToolhostError(error) || error.code !== 'E_DUPLICATE_TOOL') return {}
+  const details = error.details as { name?: unknown; first?: unknown } | undefined
+  if (typeof details?.name !== 'string') return {}
+  return { duplicate: { name: details.name, keptBy: typeof details.first === 'string' ? details.first : undefined } }
 }
 
 const TIMED_OUT = new Error('the import timed out')
@@ -144,11 +158,14 @@ function withinTime<T>(work: Promise<T>, ms: number): Promise<T> {
 }
 
 /**
- * The message of an import failure. A JavaScript syntax error comes as tsx's "Parse error FILE:1:1"
+ * The message of an import failure. A package that is not installed says `npm install NAME`
+ * (missing-package.ts). A JavaScript syntax error comes as tsx's "Parse error FILE:1:1"
  * or as Node's SyntaxError without a place; Node's own syntax check then says what and where. A
  * top-level await in a CommonJS .ts file gets the fix (.mts), not esbuild's words.
  */
 function describeLoadError(file: string, error: unknown): string {
+  const missing = describeMissingModule(file, error)
+  if (missing !== undefined) return missing
   const message = describeThrown(error)
   // esbuild's words for a .ts file compiled as CommonJS; the fix is the file's name.
   const topLevelAwait = /(\S+:\d+:\d+): ERROR: Top-level await is currently not supported with the "cjs" output format/.exec(message)

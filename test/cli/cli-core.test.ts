@@ -86,6 +86,22 @@ describe('toolhost list', () => {
   })
 })
 
+describe('toolhost list with a duplicate tool name (issue 24.6)', () => {
+  test('the table is followed by which file kept the name and which lost it; --json has them as duplicates', async () => {
+    const human = await inProcess(withFixtures('list', '--plugins', BROKEN))
+    expect(human.code).toBe(0)
+    expect(human.stdout).toContain(`\nduplicate tool names (the file loaded first keeps the name):\n  dup_tool: kept from ${BROKEN}/dup-a.ts; ${BROKEN}/dup-b.ts lost it and loaded none of its tools (dup-a.ts sorts before dup-b.ts, and the files of a folder load sorted by path); rename one of them\n`)
+    registry.clear()
+    const json = JSON.parse((await inProcess(withFixtures('list', '--json', '--plugins', BROKEN))).stdout) as { duplicates: unknown }
+    expect(json.duplicates).toEqual([{ name: 'dup_tool', kept: `${BROKEN}/dup-a.ts`, lost: `${BROKEN}/dup-b.ts`, why: 'dup-a.ts sorts before dup-b.ts, and the files of a folder load sorted by path' }])
+  })
+
+  test('--json has no duplicates key when there are none', async () => {
+    const json = JSON.parse((await inProcess(withFixtures('list', '--json', '--plugins', OK))).stdout) as Record<string, unknown>
+    expect(Object.keys(json)).toEqual(['tools'])
+  })
+})
+
 describe('toolhost doctor', () => {
   test('reports every failing plugin with its error, and exits 1', async () => {
     const run = await toolhost(withFixtures('doctor', '--plugins', BROKEN))
@@ -96,6 +112,9 @@ describe('toolhost doctor', () => {
     expect(run.stdout).toMatch(/FAILED .*broken\/dup-b\.ts: tool "dup_tool" is registered twice/)
     expect(run.stdout).toMatch(/FAILED .*broken\/syntax-error\.mjs: SyntaxError/)
     expect(run.stdout).toMatch(/ok +.*broken\/a-good\.ts \(broken_first\)/)
+    // Which file kept a duplicate name, which lost and why (issue 24.6); doctor exits 1 for it.
+    expect(run.stdout).toContain('duplicates:    1 tool name registered by two files; the file loaded first keeps it\n')
+    expect(run.stdout).toContain(`  dup_tool: kept from ${BROKEN}/dup-a.ts; ${BROKEN}/dup-b.ts lost it and loaded none of its tools (dup-a.ts sorts before dup-b.ts, and the files of a folder load sorted by path); rename one of them\n`)
     // A schema's faults come all at once, each in plain words at its place in the schema (issue 24.7).
     const badSchema = run.stdout.split('\n').find((line) => line.includes('broken/bad-schema.ts:'))
     expect(badSchema).toContain('tool "bad_schema"')
