@@ -31,7 +31,7 @@ if (!/^[1-9]\d*$/.test(options.runs)) fail(`--runs must be a whole number of run
 if (options.seed !== undefined && !/^-?\d+$/.test(options.seed)) fail(`--seed must be an integer; got ${JSON.stringify(options.seed)}`)
 if (options.path !== undefined && options.seed === undefined) fail('--path replays a failure: give its --seed too')
 
-const files = (await fg(['test/**/*.test.ts'], { cwd: repo, ignore: ['**/fixtures/**'] }))
+const files = (await fg(['test/**/*.test.ts'], { cwd: repo, ignore: ['**/fixtures/**', 'test/scripts/**'] }))
   .filter((file) => readFileSync(`${repo}${file}`, 'utf8').includes('propertyRuns('))
   .filter((file) => options.filters.length === 0 || options.filters.some((f) => file.includes(f)))
   .sort()

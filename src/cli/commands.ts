@@ -71,6 +71,7 @@ export async function doctorCommand(host: Host, _args: CliArgs, io: Output): Pro
   const ruleCount = c.permissions.allow.length + c.permissions.ask.length + c.permissions.deny.length
   io.out(`permissions:   ${c.permissions.mode}, ${ruleCount} rule${ruleCount === 1 ? '' : 's'} (allow ${c.permissions.allow.length}, ask ${c.permissions.ask.length}, deny ${c.permissions.deny.length}), audit log ${c.permissions.audit_log === '' ? 'off' : underRoot(host.root, c.permissions.audit_log)}`)
   io.out(`sandbox:       ${host.services.processes.sandboxStatus}`)
+  io.out(`containment:   ${host.services.processes.containmentStatus}`)
   const servers = host.services.mcpClients ?? []
   if (servers.length > 0) io.out(`mcp servers:   ${servers.filter((m) => m.connected).length} of ${servers.length} connected`)
   for (const m of servers) io.out(`  ${m.connected ? 'ok     ' : 'DOWN   '} ${m.server} (${counted(m.tools.length, 'tool')})${m.problems.length > 0 ? `: ${m.problems.join('; ')}` : ''}`)

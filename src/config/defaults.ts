@@ -60,6 +60,7 @@ export function defaultConfig(): ToolhostConfig {
       kill_grace_ms: 3000,
       max_running: 16,
       retention_ms: 3_600_000,
+      containment: 'auto',
     },
     terminal: { timeout_ms: 180_000, dangerous_patterns: [...DEFAULT_DANGEROUS_PATTERNS], sandbox: 'off', network: false },
     permissions: {

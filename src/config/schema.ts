@@ -70,6 +70,7 @@ export const CONFIG_SCHEMA = section({
     kill_grace_ms: nonNegativeInt,
     max_running: positiveInt,
     retention_ms: nonNegativeInt,
+    containment: { enum: ['auto', 'off'] },
   }),
   terminal: section({ timeout_ms: positiveInt, dangerous_patterns: stringList, sandbox: { enum: ['off', 'auto', 'bwrap'] }, network: { type: 'boolean' } }),
   permissions: section({

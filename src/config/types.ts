@@ -19,6 +19,8 @@ export interface McpServerConfig {
 
 /** Where `terminal` commands run: directly (`off`), in bubblewrap (`bwrap`), or in bubblewrap where it can run (`auto`). */
 export type TerminalSandbox = 'off' | 'auto' | 'bwrap'
+/** `processes.containment`: a PID namespace through bwrap where it can run (`auto`), or never (`off`). */
+export type ProcessContainment = 'auto' | 'off'
 
 /** One `rate_limits` entry. */
 export interface RateLimitConfig {
@@ -99,6 +101,7 @@ export interface ToolhostConfig {
     kill_grace_ms: number
     max_running: number
     retention_ms: number
+    containment: ProcessContainment
   }
   terminal: { timeout_ms: number; dangerous_patterns: string[]; sandbox: TerminalSandbox; network: boolean }
   permissions: {

@@ -1,6 +1,6 @@
 import type { PermissionMode } from '../config/types.js'
 import type { PermissionResult } from '../contract/types.js'
-import { findAllowRule, findBlockingRule } from './match-rules.js'
+import { deletionNamedBy, findAllowRule, findBlockingRule } from './match-rules.js'
 import { modeDefault, planModeMessage, type CallFacts } from './modes.js'
 import type { PermissionRule, PermissionRules } from './rules.js'
 import type { CallSubject } from './subjects.js'
@@ -60,13 +60,13 @@ export interface DecideInput {
 export function decidePermission(input: DecideInput): PermissionDecision {
   const { toolName, mode, rules, subjects, facts, toolSay, caseInsensitive } = input
   const deny = findBlockingRule(rules.deny, toolName, subjects, caseInsensitive)
-  if (deny) return { outcome: 'deny', by: 'rule', rule: deny, reason: `the permission rule ${deny.where} "${deny.source}" denies it` }
+  if (deny) return { outcome: 'deny', by: 'rule', rule: deny, reason: `the permission rule ${deny.where} "${deny.source}" denies it${classNote(deny, subjects)}` }
   if (toolSay?.behavior === 'deny') return { outcome: 'deny', by: 'tool', reason: `${toolName} refused it: ${toolSay.message}` }
   if (mode === 'plan' && !facts.readOnly) return { outcome: 'deny', by: 'mode', reason: planModeMessage(toolName) }
   if (mode === 'bypass') return { outcome: 'allow', by: 'mode', reason: 'permission mode bypass runs every call' }
   if (input.sessionAllowed) return { outcome: 'allow', by: 'session', reason: 'allowed for this session by the person earlier' }
   const ask = findBlockingRule(rules.ask, toolName, subjects, caseInsensitive)
-  if (ask) return { outcome: 'ask', by: 'rule', rule: ask, reason: `the permission rule ${ask.where} "${ask.source}" asks for it` }
+  if (ask) return { outcome: 'ask', by: 'rule', rule: ask, reason: `the permission rule ${ask.where} "${ask.source}" asks for it${classNote(ask, subjects)}` }
   if (input.hookAsk !== undefined) return { outcome: 'ask', by: 'hook', reason: input.hookAsk }
   if (toolSay?.behavior === 'ask') return { outcome: 'ask', by: 'tool', reason: `${toolName} asks for approval${toolSay.message ? `: ${toolSay.message}` : ''}` }
   if (input.needsApproval === true) return { outcome: 'ask', by: 'tool', reason: `${toolName} needs a person's approval for this call (needsApproval)` }
@@ -75,4 +75,12 @@ export function decidePermission(input: DecideInput): PermissionDecision {
   if (facts.destructive) return { outcome: 'ask', by: 'tool', reason: `${toolName} says this call is destructive` }
   if (toolSay?.behavior === 'allow') return { outcome: 'allow', by: 'tool', reason: `${toolName} allowed it${toolSay.message ? `: ${toolSay.message}` : ''}` }
   return { by: 'mode', ...modeDefault(mode, facts, toolName) }
+}
+
+// Why an `rm` rule names a command that is not `rm`: it deletes files the way the rule names.
+function classNote(rule: PermissionRule, subjects: readonly CallSubject[]): string {
+  const deletion = deletionNamedBy(rule, subjects)
+  if (deletion === undefined) return ''
+  const command = deletion.command.length > 120 ? `${deletion.command.slice(0, 120)}…` : deletion.command
+  return ` (\`${command}\` deletes files${deletion.recursive ? ' recursively' : ''}, and a rule written as an rm command names every command that deletes files that way)`
 }

@@ -1,5 +1,6 @@
 import picomatch from 'picomatch'
 import { compileLinearRegex } from '../patterns/linear-regex.js'
+import { deletionMatches, type Deletion } from '../shell/deleting-commands.js'
 import { toPathGlob, type PermissionRule } from './rules.js'
 import type { CallSubject, PathSubject } from './subjects.js'
 
@@ -7,6 +8,8 @@ type Test = (text: string) => boolean
 
 const pathMatchers = new WeakMap<PermissionRule, Map<boolean, Test>>()
 const textMatchers = new WeakMap<PermissionRule, Test>()
+// Globs of an `rm` rule's targets (`rm -rf build/*`: `build/*`), compiled once each.
+const globMatchers = new Map<string, Test>()
 
 /**
  * The first deny or ask rule that names this call: the tool matches and the pattern matches ANY of
@@ -19,6 +22,24 @@ const textMatchers = new WeakMap<PermissionRule, Test>()
  */
 export function findBlockingRule(rules: readonly PermissionRule[], tool: string, subjects: readonly CallSubject[], caseInsensitive: boolean): PermissionRule | undefined {
   return rules.find((rule) => rule.namesTool(tool) && subjects.some((s) => matchesAny(rule, s, caseInsensitive)))
+}
+
+/**
+ * The command a deny or ask rule written as an `rm` command names by its class rather than its
+ * words: the first deleting command of the call (`find build -delete`) that deletes as the rule
+ * does, where the rule's words alone do not name the call. Undefined otherwise (for messages).
+ *
+ * @example
+ * deletionNamedBy(denyRmRf, subjects) // { command: 'find build -delete', recursive: true, targets: ['build'] } for `find build -delete`
+ */
+export function deletionNamedBy(rule: PermissionRule, subjects: readonly CallSubject[]): Deletion | undefined {
+  if (rule.deletes === undefined) return undefined
+  for (const s of subjects) {
+    if (s.kind !== 'command' || s.unresolved !== undefined || matchesWords(rule, s)) continue
+    const deletion = s.deletions.find((d) => deletionMatches(rule.deletes!, d, globMatches))
+    if (deletion) return deletion
+  }
+  return undefined
 }
 
 /**
@@ -66,10 +87,16 @@ function matchesAny(rule: PermissionRule, subject: CallSubject, caseInsensitive:
     case 'command':
       // A command that cannot be judged before it runs could be any command: every pattern names it.
       if (subject.unresolved !== undefined) return true
-      return textMatches(rule, subject.command) || subject.segments.some((segment) => textMatches(rule, segment)) || subject.written.some((segment) => textMatches(rule, segment))
+      if (matchesWords(rule, subject)) return true
+      // A rule written as an `rm` command names every command that deletes that way (deny and ask only).
+      return rule.deletes !== undefined && subject.deletions.some((d) => deletionMatches(rule.deletes!, d, globMatches))
     case 'value':
       return textMatches(rule, subject.value)
   }
+}
+
+function matchesWords(rule: PermissionRule, subject: Extract<CallSubject, { kind: 'command' }>): boolean {
+  return textMatches(rule, subject.command) || subject.segments.some((segment) => textMatches(rule, segment)) || subject.written.some((segment) => textMatches(rule, segment))
 }
 
 // A pattern starting with `/` is matched against the absolute canonical path; any other against the
@@ -90,10 +117,18 @@ function pathMatches(rule: PermissionRule, subject: PathSubject, caseInsensitive
 // time, since a pattern with several `*` backtracks polynomially in a JavaScript RegExp.
 function textMatches(rule: PermissionRule, text: string): boolean {
   let test = textMatchers.get(rule)
-  if (!test) {
-    const source = rule.pattern!.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('(?s:.*)')
-    const regexp = compileLinearRegex(`^${source}$`)
-    textMatchers.set(rule, (test = (t) => regexp.test(t)))
-  }
+  if (!test) textMatchers.set(rule, (test = compileTextGlob(rule.pattern!)))
   return test(text)
+}
+
+function globMatches(glob: string, text: string): boolean {
+  let test = globMatchers.get(glob)
+  if (!test) globMatchers.set(glob, (test = compileTextGlob(glob)))
+  return test(text)
+}
+
+function compileTextGlob(glob: string): Test {
+  const source = glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('(?s:.*)')
+  const regexp = compileLinearRegex(`^${source}$`)
+  return (t) => regexp.test(t)
 }

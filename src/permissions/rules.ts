@@ -1,5 +1,6 @@
 import picomatch from 'picomatch'
 import { ToolhostError } from '../contract/errors.js'
+import { deletionPattern, type DeletionPattern } from '../shell/deleting-commands.js'
 
 /** Which list of `permissions` a rule comes from. */
 export type RuleList = 'allow' | 'ask' | 'deny'
@@ -16,6 +17,11 @@ export interface PermissionRule {
   namesTool(name: string): boolean
   /** The argument pattern; undefined when the rule names the whole tool. */
   pattern: string | undefined
+  /**
+   * A deny or ask rule whose pattern is an `rm` command (`terminal(rm -rf *)`) names every command
+   * that deletes that way (`find … -delete`, `git clean`, `unlink`, …: `deleting-commands.ts`).
+   */
+  deletes: DeletionPattern | undefined
 }
 
 /** The three lists, parsed. */
@@ -60,7 +66,8 @@ export function parseRule(text: unknown, list: RuleList, index: number, file: st
   const namesTool = toolPart.endsWith('*')
     ? ((prefix: string) => (name: string) => name.startsWith(prefix))(toolPart.slice(0, -1))
     : (name: string) => name === toolPart
-  return { list, index, source: trimmed, where, namesTool, pattern }
+  const deletes = pattern !== undefined && list !== 'allow' ? deletionPattern(pattern) : undefined
+  return { list, index, source: trimmed, where, namesTool, pattern, deletes }
 }
 
 /**

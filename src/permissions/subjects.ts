@@ -3,6 +3,7 @@ import { declaredScope } from '../dispatch/admit/footprint.js'
 import { describeThrown } from '../contract/errors.js'
 import { canonicalPath, comparablePath, isWithin, relativeToRoot } from '../workspace/paths.js'
 import { analyseCommand } from '../shell/analyse-command.js'
+import type { Deletion } from '../shell/deleting-commands.js'
 import type { Access, AnyTool, BehaviourContext } from '../contract/types.js'
 import { canonicalJson } from './canonical-json.js'
 
@@ -34,6 +35,8 @@ export type CallSubject =
       written: string[]
       /** Substitution or a redirection into a file: an allow pattern never covers it. */
       hasSubstitution: boolean
+      /** The commands it runs that delete files: a deny or ask rule written as an `rm` command names them all. */
+      deletions: Deletion[]
       /** Why it cannot be judged before it runs: then every deny/ask pattern of the tool matches it, no allow pattern does. */
       unresolved: string | undefined
     }
@@ -119,7 +122,7 @@ const CHAIN = /&&|\|\||[;|&\n]/
 function commandSubject(raw: string): CallSubject {
   const analysis = analyseCommand(raw)
   const written = raw.split(CHAIN).map(squash).filter((s) => s !== '')
-  return { kind: 'command', command: squash(raw), segments: analysis.commands.map(squash), written, hasSubstitution: analysis.opaque, unresolved: analysis.unresolved }
+  return { kind: 'command', command: squash(raw), segments: analysis.commands.map(squash), written, hasSubstitution: analysis.opaque, deletions: analysis.deletions, unresolved: analysis.unresolved }
 }
 
 function squash(text: string): string {

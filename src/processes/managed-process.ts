@@ -5,7 +5,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { createDeferred } from '../contract/deferred.js'
 import type { ProcessInfo, ProcessStatus } from '../contract/process-service.js'
 import { LogTail } from './log-file.js'
-import { groupMembers, hasGroupMembers, isOurGroup, MARKER_VARIABLE } from './process-group.js'
+import { containedArgv } from './containment.js'
+import { commandProcesses, hasGroupMembers, isBwrapProcess, isOurGroup, MARKER_VARIABLE, readMarker } from './process-group.js'
 import { sandboxArgv, type SandboxPlan } from './sandbox.js'
 import { processStartTime } from './start-time.js'
 
@@ -29,6 +30,8 @@ export interface SpawnSpec extends Omit<ProcessSpec, 'pid' | 'startTime' | 'sand
   marker: string
   /** Run inside this sandbox (bubblewrap); absent: run `/bin/sh -c` directly. */
   sandbox?: SandboxPlan
+  /** Without a sandbox: run in a PID namespace of its own through this bwrap (`containment.ts`). */
+  contain?: { bwrap: string }
 }
 
 const TAIL_EVERY_MS = 200
@@ -103,7 +106,11 @@ export class ManagedProcess {
     const spawnedAt = Date.now()
     try {
       const env = { ...spec.env, [MARKER_VARIABLE]: spec.marker }
-      const [file, args] = spec.sandbox ? [spec.sandbox.bwrap, sandboxArgv(spec.sandbox, spec.command, spec.cwd, { background: spec.background })] : ['/bin/sh', ['-c', spec.command]]
+      const [file, args] = spec.sandbox
+        ? [spec.sandbox.bwrap, sandboxArgv(spec.sandbox, spec.command, spec.cwd, { background: spec.background })]
+        : spec.contain
+          ? [spec.contain.bwrap, containedArgv(spec.command, spec.cwd)]
+          : ['/bin/sh', ['-c', spec.command]]
       // stdout and stderr share one append-mode descriptor: interleaved as written, no pipe to drain.
       // detached: the child calls setsid(), so it leads a new session and group with no terminal.
       child = spawn(file, args, { cwd: spec.cwd, env, detached: true, stdio: [spec.background ? 'pipe' : 'ignore', fd, fd] })
@@ -117,7 +124,7 @@ export class ManagedProcess {
     // Read before returning to the event loop: the child cannot have been reaped yet.
     const startTime = processStartTime(child.pid) ?? Date.now()
     // The environment and the sandbox plan are not kept: the checkpoint must never hold the secrets the environment may carry.
-    const { env: _env, marker, sandbox, ...kept } = spec
+    const { env: _env, marker, sandbox, contain: _contain, ...kept } = spec
     const managed = new ManagedProcess({ ...kept, pid: child.pid, startTime, ...(sandbox ? { sandboxed: true } : {}) }, false, marker, capacity, onEnd)
     managed.#child = child
     managed.#spawnedAt = spawnedAt
@@ -293,14 +300,18 @@ export class ManagedProcess {
     if (this.spec.background) this.#groupTimer.unref()
   }
 
-  // After the leader exited: finish once the group is empty, else count who is left.
+  // After the leader exited: finish once the group is empty, else count who is left: the group and
+  // those that left it, but not bwrap's own processes (a PID namespace's first process).
   #checkGroup(): void {
     if (this.#status !== 'running' || this.adopted || !this.#leaderEnded.settled) return
     if (!hasGroupMembers(this.spec.pid)) {
       this.#finish(this.#exitCode, this.#signal, undefined)
       return
     }
-    this.#stillRunning = Math.max(1, groupMembers(this.spec.pid).length)
+    const { members, outside } = commandProcesses(this.spec.pid)
+    let left = 0
+    for (const pid of [...members, ...outside]) if (!isBwrapProcess(pid)) left++
+    this.#stillRunning = Math.max(1, left)
   }
 
   #finish(code: number | null, signal: string | null, note: string | undefined): void {
@@ -342,6 +353,17 @@ export class ManagedProcess {
     // start time). Our own child's group: while the leader is unreaped or members remain, its id is
     // reserved and cannot name another group.
     if (this.adopted ? !isOurGroup(this.spec.pid, this.spec.startTime, this.#marker) : this.#leaderEnded.settled && !hasGroupMembers(this.spec.pid)) return
+    // First those that left the group (setsid) but not its tree, so they get the same chance to stop:
+    // inside a PID namespace that is every one of them (and SIGKILL to the group ends the namespace).
+    // Of an adopted group, only those that carry its marker.
+    for (const pid of commandProcesses(this.spec.pid).outside) {
+      if (this.adopted && readMarker(pid) !== this.#marker) continue
+      try {
+        process.kill(pid, signal)
+      } catch {
+        // ESRCH: it has just ended.
+      }
+    }
     try {
       process.kill(-this.spec.pid, signal)
       this.#signalsSent.push(signal)

@@ -53,6 +53,63 @@ export function groupMembers(pgid: number): number[] {
 }
 
 /**
+ * A command's live processes: the members of its group `pgid` (as `groupMembers`), and `outside`,
+ * every live descendant of theirs that left the group (`setsid`) — found by parent links in one
+ * `/proc` scan. Inside a PID namespace (containment, the sandbox) every process of the command is
+ * one or the other; without one, a process orphaned by a double fork is neither. Empty off Linux.
+ *
+ * @example
+ * commandProcesses(child.pid) // { members: [child.pid, 4242], outside: [4250] } after `setsid sleep 9 &`
+ */
+export function commandProcesses(pgid: number): { members: number[]; outside: number[] } {
+  if (!canVerifyProcesses || !Number.isInteger(pgid) || pgid <= 1) return { members: [], outside: [] }
+  let names: string[]
+  try {
+    names = readdirSync('/proc')
+  } catch {
+    return { members: [], outside: [] }
+  }
+  const members: number[] = []
+  const childrenOf = new Map<number, number[]>()
+  for (const name of names) {
+    const code = name.charCodeAt(0)
+    if (code < 48 || code > 57) continue
+    const pid = Number(name)
+    const stat = linuxStat(pid)
+    if (stat === undefined || stat.state === 'Z') continue
+    if (stat.pgrp === pgid && stat.session === pgid) members.push(pid)
+    else {
+      const siblings = childrenOf.get(stat.ppid)
+      if (siblings) siblings.push(pid)
+      else childrenOf.set(stat.ppid, [pid])
+    }
+  }
+  const outside: number[] = []
+  const pending = [...members]
+  for (let parent = pending.pop(); parent !== undefined; parent = pending.pop()) {
+    for (const child of childrenOf.get(parent) ?? []) {
+      outside.push(child)
+      pending.push(child)
+    }
+  }
+  return { members, outside }
+}
+
+/**
+ * True when process `pid` is a bwrap process (the sandbox's or containment's own, not the command's).
+ *
+ * @example
+ * isBwrapProcess(child.pid) // true for a contained command's leader
+ */
+export function isBwrapProcess(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'bwrap'
+  } catch {
+    return false
+  }
+}
+
+/**
  * True while process group `pgid` has a member (any platform: `kill(-pgid, 0)`; EPERM counts, as
  * the group exists). Zombie-only groups count as empty on Linux.
  *

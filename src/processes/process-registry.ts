@@ -33,6 +33,10 @@ export interface ProcessRegistryOptions {
   sandbox?: SandboxPlan
   /** One line on the sandbox for `doctor` (on, off, and why). */
   sandboxStatus?: string
+  /** Without a sandbox, run every command in a PID namespace of its own through this bwrap (`decideContainment`). */
+  contain?: { bwrap: string }
+  /** One line on containment for `doctor`: how a command's processes are kept together, or why not. */
+  containmentStatus?: string
 }
 
 export type ProcessEvent =
@@ -74,6 +78,11 @@ export class ProcessRegistry implements ProcessService {
   /** Whether commands run in the sandbox, and why not (what `doctor` prints). */
   get sandboxStatus(): string {
     return this.options.sandboxStatus ?? (this.options.sandbox ? `bwrap (${this.options.sandbox.bwrap})` : 'off')
+  }
+
+  /** How every process a command starts is kept with it, so kill and close reach them all (what `doctor` prints). */
+  get containmentStatus(): string {
+    return this.options.containmentStatus ?? (this.options.sandbox ? 'pid namespace (the bwrap sandbox)' : this.options.contain ? `pid namespace (bwrap ${this.options.contain.bwrap})` : 'none')
   }
 
   /** The registry options for a host: `processes.*` paths resolved against the workspace root. */
@@ -133,7 +142,7 @@ export class ProcessRegistry implements ProcessService {
           marker: processMarker(id, this.options.checkpoint),
           background: options.background ?? false,
           notify: options.notifyOnComplete ?? false,
-          ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}),
+          ...(this.options.sandbox ? { sandbox: this.options.sandbox } : this.options.contain ? { contain: this.options.contain } : {}),
         },
         this.options.bufferChars,
         (p) => this.#onEnd(p),

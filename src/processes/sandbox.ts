@@ -91,7 +91,8 @@ function baseArgs(): string[] {
   return ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--unshare-pid', '--unshare-ipc', '--unshare-uts']
 }
 
-function findBwrap(): string | undefined {
+/** The bwrap executable on PATH, if any. */
+export function findBwrap(): string | undefined {
   for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(path.delimiter)) {
     if (dir === '') continue
     const candidate = path.join(dir, 'bwrap')

@@ -1,5 +1,6 @@
 import path from 'node:path'
 import { innerCommands, type Word } from './command-wrappers.js'
+import { deletionOf, type Deletion } from './deleting-commands.js'
 import { nodeType, offsets, parseShell, walkShell, type ShellCallExpr, type ShellNode, type ShellStmt, type ShellWord } from './parse-shell.js'
 
 /** What a shell command line runs, worked out from a real parse (never from its spelling alone). */
@@ -15,6 +16,8 @@ export interface CommandAnalysis {
   unresolved: string | undefined
   /** It substitutes command output or writes a redirection into a file: an allow pattern never covers it. */
   opaque: boolean
+  /** The commands among `commands` that delete files (`deleting-commands.ts`): what an `rm` rule names. */
+  deletions: Deletion[]
 }
 
 const MAX_CHARS = 20_000
@@ -34,14 +37,14 @@ const cache = new Map<string, CommandAnalysis>()
 export function analyseCommand(command: string): CommandAnalysis {
   const hit = cache.get(command)
   if (hit) return hit
-  const state: State = { commands: [], reasons: [], opaque: false }
+  const state: State = { commands: [], reasons: [], opaque: false, deletions: [] }
   try {
     analyseSource(command, 0, state)
   } catch (error) {
     // The parser is a compiled Go program: a panic it raises must not reach the host.
     state.reasons.push(`it could not be analysed (${String((error as Error).message ?? error).split('\n')[0]})`)
   }
-  const analysis: CommandAnalysis = { commands: [...new Set(state.commands)], unresolved: state.reasons.length > 0 ? [...new Set(state.reasons)].slice(0, 3).join('; ') : undefined, opaque: state.opaque }
+  const analysis: CommandAnalysis = { commands: [...new Set(state.commands)], unresolved: state.reasons.length > 0 ? [...new Set(state.reasons)].slice(0, 3).join('; ') : undefined, opaque: state.opaque, deletions: state.deletions }
   if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!)
   cache.set(command, analysis)
   return analysis
@@ -51,6 +54,7 @@ interface State {
   commands: string[]
   reasons: string[]
   opaque: boolean
+  deletions: Deletion[]
 }
 
 function analyseSource(source: string, depth: number, state: State): void {
@@ -108,6 +112,8 @@ function analyseCall(words: Resolved[], redirects: string, depth: number, state:
   }
   const base = path.posix.basename(name.text) || name.text
   state.commands.push([base, ...args.map((a) => a.text)].join(' ') + redirects)
+  const deletion = deletionOf(base, args.map((a) => ({ text: a.text, dynamic: a.dynamic || a.pattern })))
+  if (deletion) state.deletions.push(deletion)
   if (depth >= MAX_DEPTH) return void state.reasons.push(`commands nested more than ${MAX_DEPTH} deep`)
   for (const inner of innerCommands(base, args)) {
     if (inner.kind === 'unresolved') state.reasons.push(inner.why)

@@ -76,8 +76,8 @@ const SPELLINGS: [string, Outcome, Outcome][] = [
   ['node -e "require(\'fs\').rmSync(\'build\', { recursive: true })"', 'ask', 'deny'],
   ["awk 'BEGIN { system(\"rm -rf build\") }'", 'ask', 'deny'],
   ['rm -rf "build', 'ask', 'deny'], // does not parse
-  // Deletes, but no deny rule of this table names it: the dangerous patterns still ask in auto.
-  ['git clean -fdx build', 'ask', 'allow'],
+  // Deletes: the rule `rm *` names every deleting command (issue 24 #14, test/permissions/deleting-commands.test.ts).
+  ['git clean -fdx build', 'ask', 'deny'],
   // Controls: nothing is deleted (or only a file, which the deny rule `rm *` still names).
   ['ls -la', 'allow', 'allow'],
   ['git status && npm test', 'allow', 'allow'],

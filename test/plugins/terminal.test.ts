@@ -55,8 +55,10 @@ describe('terminal', () => {
     expect(result.content).toMatch(/^\[proc_[0-9a-f]+: exited with code 2 after \d+ ms\]\nout\nerr\n$/)
   })
 
+  // The tests that read `$!` run uncontained: inside a PID namespace (processes.containment, the
+  // sandbox) `$!` is the namespace's pid, not the host's. Containment: test/processes/containment.test.ts.
   test('foreground timeout kills the whole process group: no orphan is left', async () => {
-    const host = await open()
+    const host = await open({ processes: { kill_grace_ms: 300, containment: 'off' } })
     const result = await call(host, 'terminal', { command: 'sleep 1000 & echo "child $!"; wait', timeout_ms: 300 })
     expect(result).toMatchObject({ ok: false, error: { code: 'E_TIMEOUT' } })
     expect(result.content).toMatch(/timed out after 300 ms: the command's process group was killed \(ended by SIGTERM/)
@@ -197,7 +199,7 @@ describe('terminal', () => {
   })
 
   test('orphans: what a foreground command leaves running in its group is stopped when its shell exits, and said so', async () => {
-    const host = await open()
+    const host = await open({ processes: { kill_grace_ms: 300, containment: 'off' } })
     const result = await call(host, 'terminal', { command: 'sleep 1000 & echo "child $!"' })
     expect(result.ok).toBe(true)
     expect(result.content).toMatch(/exited with code 0 after SIGTERM was sent to its group/)
@@ -208,7 +210,7 @@ describe('terminal', () => {
   })
 
   test('orphans: a background command whose shell forked and exited is running until its group ends; kill stops the group', async () => {
-    const host = await open()
+    const host = await open({ processes: { kill_grace_ms: 300, containment: 'off' } })
     const started = await call(host, 'terminal', { command: 'sleep 1000 & echo "child $!"', background: true })
     const id = /started (proc_[0-9a-f]+)/.exec(started.content)![1]!
     await eventually(async () => JSON.parse((await call(host, 'process', { action: 'poll', id })).content).stillRunning === 1)
