@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=scheduling,cost,...]`: the five benchmarks of toolhost, each
+ * `npm run bench [-- --quick] [-- --only=scheduling,cost,...]`: the six benchmarks of toolhost, each
  * printing a table. Figures are measured, never edited; BENCHMARKS.md holds a full run's output.
  */
 import { execSync } from 'node:child_process'
@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks'
 import { runCost } from './bench/cost.js'
 import { runMemory } from './bench/memory.js'
 import { parseBenchOptions, type BenchmarkName, type BenchOptions } from './bench/options.js'
+import { runProjectStartup } from './bench/project-startup.js'
 import { runScheduling } from './bench/scheduling.js'
 import { runStartup } from './bench/startup.js'
 import { runStress } from './bench/stress.js'
@@ -21,6 +22,7 @@ const BENCHMARKS: Record<BenchmarkName, Benchmark> = {
   startup: runStartup,
   memory: runMemory,
   stress: runStress,
+  project: runProjectStartup,
 }
 
 function machine(): string {
