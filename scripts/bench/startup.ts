@@ -201,8 +201,8 @@ await host.close()
       }),
       notes: [
         `import('toolhost') + createHost() measured inside the process (import to host ready, no process start): best ${fmt(embedBest, 0)} ms, median ${fmt(median(inProcess), 0)} ms`,
-        'the plugin rows: each generated file registers one tool with a schema of its own; "first run" is the run before the timed ones (its schemas are compiled at registration and remembered, and tsx compiles the .ts files into its cache); the best and median are later runs',
-        'the plugin folders sit in a project that depends on toolhost (node_modules/toolhost links this repository), without "type": "module": .mjs files load as ES modules through require (Node ≥ 20.19, no event-loop turn each), .ts files as CommonJS through tsx\'s require hook, .mts files as ES modules through tsx\'s hooks on Node\'s loader thread',
+        'the plugin rows: each generated file registers one tool with a schema of its own; "first run" is the run before the timed ones (its schemas are compiled at registration and remembered, and esbuild compiles the .ts and .mts files into the TypeScript cache, all in one run per format); the best and median are later runs',
+        'the plugin folders sit in a project that depends on toolhost (node_modules/toolhost links this repository), without "type": "module": .mjs files load as ES modules through require (Node ≥ 20.19, no event-loop turn each), .ts files as CommonJS from the TypeScript cache through a require hook, .mts files as ES modules from the cache through require too (Node ≥ 20.19: they import nothing Node cannot resolve) or, on Node ≥ 22.15, module.registerHooks; neither tsx nor esbuild is loaded',
         'the "outside any project" files cannot resolve `toolhost` by themselves: toolhost maps it with a resolve hook, on the loader thread, and imports each file',
         'CPU: user + system time of the process, from /usr/bin/time (best of the spawns)',
       ],

@@ -45,7 +45,8 @@ const results = await host.run([
   { id: 'b', name: 'count', arguments: {} },
   { id: 'c', name: 'greet', arguments: { name: 'trace' } },
 ])
-const required = Object.keys(createRequire(import.meta.url).cache).filter((file) => /node_modules\\/(tsx|esbuild)\\//.test(file))
+// Code of tsx or esbuild that was loaded (esbuild's package.json is read for its version: not code).
+const required = Object.keys(createRequire(import.meta.url).cache).filter((file) => /node_modules\\/(tsx|esbuild)\\//.test(file) && !file.endsWith('package.json'))
 console.log(JSON.stringify({ failed: host.pluginReport.failed, tools: host.registry.list().map((t) => t.name).sort(), contents: results.map((r) => r.content), required }))
 await host.close()
 `
