@@ -9,6 +9,7 @@ import { runCost } from './bench/cost.js'
 import { runMcp } from './bench/mcp.js'
 import { runMemory } from './bench/memory.js'
 import { parseBenchOptions, type BenchmarkName, type BenchOptions } from './bench/options.js'
+import { runProjectStartup } from './bench/project-startup.js'
 import { runScheduling } from './bench/scheduling.js'
 import { runStartup } from './bench/startup.js'
 import { runStress } from './bench/stress.js'
@@ -25,6 +26,7 @@ const BENCHMARKS: Record<BenchmarkName, Benchmark> = {
   stress: runStress,
   mcp: runMcp,
   store: runStoreCost,
+  project: runProjectStartup,
 }
 
 function machine(): string {

@@ -1,6 +1,6 @@
 /** Command-line flags of `npm run bench` (scripts only). */
 
-export const BENCHMARK_NAMES = ['scheduling', 'cost', 'startup', 'memory', 'stress', 'mcp', 'store'] as const
+export const BENCHMARK_NAMES = ['scheduling', 'cost', 'startup', 'memory', 'stress', 'mcp', 'store', 'project'] as const
 export type BenchmarkName = (typeof BENCHMARK_NAMES)[number]
 
 export interface BenchOptions {
@@ -24,10 +24,12 @@ export interface BenchOptions {
   memoryCalls: number
   /** Stress: calls. */
   stressCalls: number
+  /** Project start-up: more Node binaries to measure, besides the one running the benchmark. */
+  nodes: string[]
 }
 
 export const USAGE = `usage: npm run bench [-- FLAGS]
-  --quick              a run under 30 s (fewer batches, calls and spawns)
+  --quick              a run under 30 s (fewer batches, calls and spawns; no project benchmark)
   --only=a,b           run only these: ${BENCHMARK_NAMES.join(', ')}
   --seed=N             generator seed (default 1)
   --batches=N          scheduling: batches on the virtual clock (default 1000, quick 150)
@@ -37,16 +39,18 @@ export const USAGE = `usage: npm run bench [-- FLAGS]
   --optimum            scheduling: also search each batch's best schedule at 2-4 workers (slow)
   --runs=N             cost, store: runs per figure, median reported (default 9, quick 5)
   --plugins=N          start-up: generated plugin files (default 1000, quick 100)
-  --spawns=N           start-up: spawns per command, the best is reported (default 7, quick 1)
+  --spawns=N           start-up: spawns per command, the best is reported; project: rounds (default 7, quick 1)
   --memory-calls=N     memory: calls with 1 MB results (default 10000, quick 500)
-  --stress-calls=N     stress: calls (default 100000, quick 10000)`
+  --stress-calls=N     stress: calls (default 100000, quick 10000)
+  --nodes=PATH,PATH    project: more Node binaries, a table each (default: only the running Node)`
 
 /** Parses the flags; throws with the usage text on an unknown or malformed flag. */
 export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   const quick = argv.includes('--quick')
   const options: BenchOptions = {
     quick,
-    only: [...BENCHMARK_NAMES],
+    // The project benchmark installs the tarball with npm (a minute or more): not in a quick run.
+    only: BENCHMARK_NAMES.filter((name) => !quick || name !== 'project'),
     seed: 1,
     batches: quick ? 150 : 1000,
     realBatches: quick ? 8 : 80,
@@ -58,6 +62,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     spawns: quick ? 1 : 7,
     memoryCalls: quick ? 500 : 10_000,
     stressCalls: quick ? 10_000 : 100_000,
+    nodes: [],
   }
   const numeric: Record<string, keyof BenchOptions> = {
     '--seed': 'seed',
@@ -75,6 +80,10 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     if (arg === '--quick' || arg === '--optimum') continue
     if (arg === '--help' || arg === '-h') throw new Error(USAGE)
     const [flag, value] = arg.split('=', 2) as [string, string | undefined]
+    if (flag === '--nodes' && value) {
+      options.nodes = value.split(',').filter((n) => n !== '')
+      continue
+    }
     if (flag === '--only' && value) {
       const names = value.split(',')
       const bad = names.filter((n) => !(BENCHMARK_NAMES as readonly string[]).includes(n))

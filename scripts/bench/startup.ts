@@ -21,7 +21,7 @@ const ENTRY = pathToFileURL(path.join(REPO, 'dist/src/index.js')).href
 const ISSUE_NODE_MS = 84
 
 /** One spawn: wall time, and CPU time (user + system) when /usr/bin/time can say. */
-interface Sample {
+export interface Sample {
   ms: number
   cpuMs: number | undefined
 }
@@ -35,7 +35,7 @@ interface Row {
 }
 
 /** Runs `npm run build` when dist/ is missing or older than a source file. */
-function ensureBuilt(): void {
+export function ensureBuilt(): void {
   const built = (() => {
     try {
       return statSync(path.join(REPO, 'dist/src/index.js')).mtimeMs
@@ -54,11 +54,11 @@ const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined
 const CPU_LINE = /^cpu (\d+\.\d+) (\d+\.\d+)$/m
 
 /** The command line to spawn: node ARGS, under /usr/bin/time when there is one. */
-function command(args: string[]): [string, string[]] {
-  return TIME ? [TIME, ['-f', 'cpu %U %S', process.execPath, ...args]] : [process.execPath, args]
+function command(args: string[], node = process.execPath): [string, string[]] {
+  return TIME ? [TIME, ['-f', 'cpu %U %S', node, ...args]] : [node, args]
 }
 
-function cpuOf(stderr: string): number | undefined {
+export function cpuOf(stderr: string): number | undefined {
   const m = CPU_LINE.exec(stderr)
   return m ? (Number(m[1]) + Number(m[2])) * 1000 : undefined
 }
@@ -73,12 +73,15 @@ function timed(args: string[], cwd: string): Promise<Sample & { stdout: string }
   return Promise.resolve({ ms, cpuMs: cpuOf(child.stderr), stdout: child.stdout })
 }
 
-/** Spawn to the first `tools/list` answer of `toolhost serve` over stdio (raw JSON-RPC lines). */
-function untilFirstToolsList(cwd: string): Promise<Sample> {
+/**
+ * Spawn to the first `tools/list` answer of `toolhost serve` over stdio (raw JSON-RPC lines); `bin`,
+ * `node` and `env` name another toolhost, Node or environment (the project benchmark's).
+ */
+export function untilFirstToolsList(cwd: string, bin = BIN, node = process.execPath, env: NodeJS.ProcessEnv = process.env, extra: string[] = []): Promise<Sample> {
   return new Promise((resolve, reject) => {
-    const [file, argv] = command([BIN, 'serve'])
+    const [file, argv] = command([bin, 'serve', ...extra], node)
     const t0 = performance.now()
-    const child = spawn(file, argv, { cwd, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TOOLHOST_LOG: 'error' } })
+    const child = spawn(file, argv, { cwd, stdio: ['pipe', 'pipe', 'pipe'], env: { ...env, TOOLHOST_LOG: 'error' } })
     const send = (message: object): void => void child.stdin.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n')
     // A client sends all three at once; the server answers tools/list after initialising.
     send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } })
@@ -108,7 +111,7 @@ function untilFirstToolsList(cwd: string): Promise<Sample> {
 }
 
 /** `count` plugin files, one tool each with a schema of its own, importing only from 'toolhost'. */
-function generatePlugins(dir: string, count: number, extension: 'mjs' | 'ts' | 'mts'): void {
+export function generatePlugins(dir: string, count: number, extension: 'mjs' | 'ts' | 'mts'): void {
   mkdirSync(dir, { recursive: true })
   for (let i = 0; i < count; i++) {
     const name = `gen_${extension}_${String(i).padStart(5, '0')}`
@@ -198,8 +201,8 @@ await host.close()
       }),
       notes: [
         `import('toolhost') + createHost() measured inside the process (import to host ready, no process start): best ${fmt(embedBest, 0)} ms, median ${fmt(median(inProcess), 0)} ms`,
-        'the plugin rows: each generated file registers one tool with a schema of its own; "first run" is the run before the timed ones (its schemas are compiled at registration and remembered, and tsx compiles the .ts files into its cache); the best and median are later runs',
-        'the plugin folders sit in a project that depends on toolhost (node_modules/toolhost links this repository), without "type": "module": .mjs files load as ES modules through require (Node ≥ 20.19, no event-loop turn each), .ts files as CommonJS through tsx\'s require hook, .mts files as ES modules through tsx\'s hooks on Node\'s loader thread',
+        'the plugin rows: each generated file registers one tool with a schema of its own; "first run" is the run before the timed ones (its schemas are compiled at registration and remembered, and esbuild compiles the .ts and .mts files into the TypeScript cache, all in one run per format); the best and median are later runs',
+        'the plugin folders sit in a project that depends on toolhost (node_modules/toolhost links this repository), without "type": "module": .mjs files load as ES modules through require (Node ≥ 20.19, no event-loop turn each), .ts files as CommonJS from the TypeScript cache through a require hook, .mts files as ES modules from the cache through require too (Node ≥ 20.19: they import nothing Node cannot resolve) or, on Node ≥ 22.15, module.registerHooks; neither tsx nor esbuild is loaded',
         'the "outside any project" files cannot resolve `toolhost` by themselves: toolhost maps it with a resolve hook, on the loader thread, and imports each file',
         'CPU: user + system time of the process, from /usr/bin/time (best of the spawns)',
       ],

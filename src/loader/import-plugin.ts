@@ -47,11 +47,13 @@ const RUNNING_ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 /**
  * Imports a plugin file, with `toolhost` resolving to this package wherever the file lives. Built,
  * nothing is loaded that the file does not need: JavaScript is imported (ESM) or required (CommonJS)
- * by Node itself; TypeScript goes through tsx, which is loaded then. Node 20 runs module hooks on a
- * separate loader thread that every later import waits on, so they are registered only for an ES
- * module that needs them: TypeScript ESM (tsx), or a file whose folder does not resolve `toolhost`
- * to this copy. CommonJS resolves `toolhost` in-thread. From the sources (development, tests) every
- * file goes through tsx. `fresh` re-imports the file as a new module (hot reload).
+ * by Node itself; TypeScript from its compiled code (ts-loader.ts: esbuild once, then the cache),
+ * and through tsx only where that cannot serve (a tsconfig.json with `paths`). Node 20 runs module
+ * hooks on a separate loader thread that every later import waits on, so they are registered only
+ * for an ES module that needs them: TypeScript ESM that imports TypeScript (or through tsx), or a
+ * file whose folder does not resolve `toolhost` to this copy. CommonJS resolves `toolhost`
+ * in-thread. From the sources (development, tests) every file goes through tsx. `fresh` re-imports
+ * the file as a new module (hot reload).
  *
  * @example
  * await importPlugin('/home/me/my-tools/weather.ts') // its tools are now in the registry

@@ -141,10 +141,11 @@ export async function resolve(specifier, context, next) {
 }\`))
 `
 
-/** Runs `node SCRIPT` in `dir`, with the URL of every module it loaded. */
-export async function runTraced(dir: string, script: string): Promise<Run & { loaded: string[] }> {
+/** Runs `node SCRIPT` in `dir` (with `env` added), with the URL of every module it loaded. */
+export async function runTraced(dir: string, script: string, env: Record<string, string> = {}): Promise<Run & { loaded: string[] }> {
   writeFileSync(path.join(dir, 'trace-loads.mjs'), TRACE_LOADS)
   const log = path.join(dir, `loads-${script}.txt`)
-  const result = await run(process.execPath, ['--import', './trace-loads.mjs', script], dir, { env: { TRACE_LOADS: log } })
+  rmSync(log, { force: true })
+  const result = await run(process.execPath, ['--import', './trace-loads.mjs', script], dir, { env: { ...env, TRACE_LOADS: log } })
   return { ...result, loaded: existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : [] }
 }

@@ -1,0 +1,170 @@
+/**
+ * Benchmark 6 — start-up in a fresh user project (issue 23): the packed tarball installed with npm
+ * into a new CommonJS project (and an ES module project sharing its node_modules), then `toolhost
+ * list` with no plugin, one .mjs, one and 50 .ts (each project), one .mts, warm (caches filled) and
+ * cold (TypeScript and schema caches emptied before every spawn), and `serve` to its first
+ * tools/list answer. Every round spawns each command once, in a shuffled order, so other load
+ * spreads evenly; the table gives the min and median of the rounds and the ratios to `node -e 0`
+ * and to `list` with no plugin from the same run. `--nodes=PATH,…` adds Node binaries (a table each).
+ */
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
+import type { BenchOptions } from './options.js'
+import { cpuOf, ensureBuilt, generatePlugins, untilFirstToolsList, type Sample } from './startup.js'
+import { fmt, median, type Table } from './table.js'
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
+const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined
+
+interface Row {
+  what: string
+  /** Emptied before every spawn of a cold row. */
+  cold?: boolean
+  run: (node: string, env: NodeJS.ProcessEnv) => Promise<Sample>
+}
+
+function mustRun(command: string, args: string[], cwd: string): string {
+  const result = spawnSync(command, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 2 ** 20, env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } })
+  if (result.status !== 0) throw new Error(`project start-up benchmark: ${command} ${args.join(' ')} exited ${result.status}:\n${result.stdout.slice(-2000)}${result.stderr.slice(-2000)}`)
+  return result.stdout
+}
+
+/** One spawn of node ARGS in `cwd`, which must exit 0: wall time, and CPU from /usr/bin/time. */
+function spawnTimed(node: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Sample> {
+  const [file, argv] = TIME ? [TIME, ['-f', 'cpu %U %S', node, ...args]] : [node, args]
+  const t0 = performance.now()
+  const child = spawnSync(file, argv, { cwd, encoding: 'utf8', maxBuffer: 64 * 2 ** 20, env: { ...env, TOOLHOST_LOG: 'error' } })
+  const ms = performance.now() - t0
+  if (child.status !== 0) throw new Error(`project start-up benchmark: ${node} ${args.join(' ')} exited ${child.status}: ${child.stderr.slice(0, 800)}`)
+  return Promise.resolve({ ms, cpuMs: cpuOf(child.stderr) })
+}
+
+/** The project: the tarball installed with npm, plugin folders generated; the ES module project beside it. */
+function makeProjects(work: string): { cjs: string; esm: string } {
+  ensureBuilt()
+  const packed = JSON.parse(mustRun('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], REPO)) as Array<{ filename: string }>
+  const cjs = path.join(work, 'project')
+  mkdirSync(cjs)
+  writeFileSync(path.join(cjs, 'package.json'), JSON.stringify({ name: 'bench-project', version: '1.0.0', private: true, type: 'commonjs' }, null, 2))
+  mustRun('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', path.join(work, packed[0]!.filename)], cjs)
+  const esm = path.join(work, 'esm-project')
+  mkdirSync(esm)
+  writeFileSync(path.join(esm, 'package.json'), JSON.stringify({ name: 'bench-esm-project', version: '1.0.0', private: true, type: 'module' }, null, 2))
+  symlinkSync(path.join(cjs, 'node_modules'), path.join(esm, 'node_modules'), 'dir')
+  for (const project of [cjs, esm]) {
+    generatePlugins(path.join(project, 'ts-1'), 1, 'ts')
+    generatePlugins(path.join(project, 'ts-50'), 50, 'ts')
+  }
+  generatePlugins(path.join(cjs, 'mjs-1'), 1, 'mjs')
+  generatePlugins(path.join(cjs, 'mts-1'), 1, 'mts')
+  return { cjs, esm }
+}
+
+/** Runs benchmark 6 and returns a table per Node and the targets, met or missed. */
+export async function runProjectStartup(options: BenchOptions): Promise<{ tables: Table[]; targets: string[] }> {
+  const work = mkdtempSync(path.join(os.tmpdir(), 'toolhost-bench-project-'))
+  try {
+    const { cjs, esm } = makeProjects(work)
+    const bin = path.join(cjs, 'node_modules/toolhost/bin/toolhost.mjs')
+    const list = (project: string, dir?: string) => (node: string, env: NodeJS.ProcessEnv) => spawnTimed(node, [bin, 'list', ...(dir ? ['--plugins', dir] : [])], project, env)
+    const rows: Row[] = [
+      { what: 'node -e 0', run: (node, env) => spawnTimed(node, ['-e', '0'], cjs, env) },
+      { what: 'list, no plugin', run: list(cjs) },
+      { what: 'list, 1 .mjs', run: list(cjs, 'mjs-1') },
+      { what: 'list, 1 .ts (CommonJS project)', run: list(cjs, 'ts-1') },
+      { what: 'list, 50 .ts (CommonJS project)', run: list(cjs, 'ts-50') },
+      { what: 'list, 1 .ts (ES module project)', run: list(esm, 'ts-1') },
+      { what: 'list, 50 .ts (ES module project)', run: list(esm, 'ts-50') },
+      { what: 'list, 1 .mts', run: list(cjs, 'mts-1') },
+      { what: 'cold: list, no plugin', cold: true, run: list(cjs) },
+      { what: 'cold: list, 1 .ts (CommonJS project)', cold: true, run: list(cjs, 'ts-1') },
+      { what: 'cold: list, 50 .ts (CommonJS project)', cold: true, run: list(cjs, 'ts-50') },
+      { what: 'cold: list, 1 .ts (ES module project)', cold: true, run: list(esm, 'ts-1') },
+      { what: 'cold: list, 50 .ts (ES module project)', cold: true, run: list(esm, 'ts-50') },
+      { what: 'serve: first tools/list, no plugin', run: (node, env) => untilFirstToolsList(cjs, bin, node, env) },
+      { what: 'serve: first tools/list, 1 .ts (CommonJS project)', run: (node, env) => untilFirstToolsList(cjs, bin, node, env, ['--plugins', 'ts-1']) },
+    ]
+    const nodes = [process.execPath, ...options.nodes]
+    const warmEnv: NodeJS.ProcessEnv = { ...process.env, TOOLHOST_TS_CACHE: path.join(work, 'ts-cache'), TOOLHOST_SCHEMA_CACHE: path.join(work, 'schemas.txt') }
+    const coldEnv: NodeJS.ProcessEnv = { ...process.env, TOOLHOST_TS_CACHE: path.join(work, 'ts-cache-cold'), TOOLHOST_SCHEMA_CACHE: path.join(work, 'schemas-cold.txt') }
+    const emptyColdCaches = (): void => {
+      rmSync(coldEnv.TOOLHOST_TS_CACHE!, { recursive: true, force: true })
+      rmSync(coldEnv.TOOLHOST_SCHEMA_CACHE!, { force: true })
+    }
+    const samples = new Map<string, Sample[]>()
+    const jobs = nodes.flatMap((node) => rows.map((row) => ({ node, row, key: `${node}\0${row.what}` })))
+    // Two rounds fill the warm caches and are not counted; then each round runs every job once, shuffled.
+    for (let round = -2; round < options.spawns; round++) {
+      for (const job of shuffle(jobs, round)) {
+        if (job.row.cold) emptyColdCaches()
+        const sample = await job.row.run(job.node, job.row.cold ? coldEnv : warmEnv)
+        if (round >= 0) samples.set(job.key, [...(samples.get(job.key) ?? []), sample])
+      }
+    }
+    const tables: Table[] = []
+    const targets: string[] = []
+    for (const node of nodes) {
+      const version = spawnSync(node, ['-v'], { encoding: 'utf8' }).stdout.trim()
+      const stat = (what: string): { min: number; median: number; cpu: number } => {
+        const s = samples.get(`${node}\0${what}`)!
+        const cpus = s.flatMap((x) => (x.cpuMs === undefined ? [] : [x.cpuMs]))
+        return { min: Math.min(...s.map((x) => x.ms)), median: median(s.map((x) => x.ms)), cpu: median(cpus) }
+      }
+      const base = stat('node -e 0')
+      const none = stat('list, no plugin')
+      tables.push({
+        title: `6. Start-up in a fresh user project — Node ${version} (min and median of ${options.spawns} rounds)`,
+        headers: ['command', 'min (ms)', 'median (ms)', 'CPU, median (ms)', '× node -e 0 (min)', '× node -e 0 (median)', '× list, no plugin (min)', '× list, no plugin (median)'],
+        rows: rows.map((row) => {
+          const r = stat(row.what)
+          const first = row.what === 'node -e 0'
+          return [row.what, fmt(r.min, 0), fmt(r.median, 0), fmt(r.cpu, 0), first ? '—' : `${fmt(r.min / base.min, 2)}×`, first ? '—' : `${fmt(r.median / base.median, 2)}×`, first ? '—' : `${fmt(r.min / none.min, 2)}×`, first ? '—' : `${fmt(r.median / none.median, 2)}×`]
+        }),
+        notes: [
+          'a new npm project (`"type": "commonjs"`) with the packed tarball installed by npm; the ES module project (`"type": "module"`) shares its node_modules; each plugin file registers one tool with a schema of its own',
+          'warm: the TypeScript cache and the schema cache filled by two uncounted rounds; cold: both emptied before every spawn (a first start after install)',
+          'serve: spawn to the first tools/list answer over stdio (initialize, initialized and tools/list sent at once)',
+        ],
+      })
+      const judge = (what: string, over: string, limit: number): string => {
+        const a = stat(what)
+        const b = stat(over)
+        const min = a.min / b.min
+        const med = a.median / b.median
+        return `Node ${version}: ${what} ≤ ${limit}× ${over}: ${fmt(min, 2)}× (min), ${fmt(med, 2)}× (median) — ${min <= limit ? 'met' : 'MISSED'}${min <= limit && med > limit ? ' on the min (the median is over)' : ''}`
+      }
+      targets.push(
+        judge('list, 1 .ts (CommonJS project)', 'list, no plugin', 1.3),
+        judge('list, 1 .ts (ES module project)', 'list, no plugin', 1.3),
+        judge('list, 1 .mts', 'list, no plugin', 1.3),
+        judge('list, 50 .ts (CommonJS project)', 'list, no plugin', 1.5),
+        judge('list, 50 .ts (ES module project)', 'list, no plugin', 1.5),
+        judge('cold: list, 1 .ts (CommonJS project)', 'list, no plugin', 2),
+        judge('cold: list, 1 .ts (ES module project)', 'list, no plugin', 2),
+        judge('cold: list, 50 .ts (CommonJS project)', 'list, no plugin', 2),
+        judge('cold: list, 50 .ts (ES module project)', 'list, no plugin', 2),
+        judge('serve: first tools/list, no plugin', 'list, no plugin', 2),
+        judge('serve: first tools/list, 1 .ts (CommonJS project)', 'list, 1 .ts (CommonJS project)', 2),
+      )
+    }
+    return { tables, targets }
+  } finally {
+    rmSync(work, { recursive: true, force: true })
+  }
+}
+
+// A different order each round (a fixed generator: the same run order for the same options).
+function shuffle<T>(items: readonly T[], round: number): T[] {
+  const out = [...items]
+  let seed = 0x9e3779b9 ^ (round + 3)
+  for (let i = out.length - 1; i > 0; i--) {
+    seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0
+    const j = seed % (i + 1)
+    ;[out[i], out[j]] = [out[j]!, out[i]!]
+  }
+  return out
+}
