@@ -41,27 +41,6 @@ export interface HookConfig {
   timeout_ms?: number
 }
 
-/**
- * `serve.auth`: how /mcp verifies bearer tokens (MCP authorization: an OAuth 2.1 resource server).
- * Secrets are never here: `*_env` keys name the environment variables holding them.
- */
-export interface ServeAuthConfig {
-  /** Issuers of accepted tokens, named in the protected resource metadata; a JWT's `iss` must be one. */
-  authorization_servers: string[]
-  /** JWT access tokens verified against this JWKS ("" = not used). */
-  jwks_url: string
-  /** RFC 7662 token introspection endpoint ("" = not used), called with `client_id` and its secret. */
-  introspection_url: string
-  client_id: string
-  client_secret_env: string
-  /** An environment variable holding one shared token (simple set-ups; "" = not used). */
-  static_token_env: string
-  /** Scopes every request to /mcp needs (403 insufficient_scope without them). */
-  scopes: string[]
-  /** How long an introspection answer is reused (never past the token's `exp`). */
-  cache_ms: number
-}
-
 export interface ToolhostConfig {
   workspace: { root: string; deny: string[] }
   env_file: string
@@ -123,7 +102,26 @@ export interface ToolhostConfig {
     console: 'loopback' | 'always' | 'off'
     max_message_bytes: number
     max_sessions: number
-    auth: ServeAuthConfig
+    /**
+     * How /mcp verifies bearer tokens (MCP authorization: an OAuth 2.1 resource server). Secrets are
+     * never here: `*_env` keys name the environment variables holding them.
+     */
+    auth: {
+      /** Issuers of accepted tokens, named in the protected resource metadata; a JWT's `iss` must be one. */
+      authorization_servers: string[]
+      /** JWT access tokens verified against this JWKS ("" = not used). */
+      jwks_url: string
+      /** RFC 7662 token introspection endpoint ("" = not used), called with `client_id` and its secret. */
+      introspection_url: string
+      client_id: string
+      client_secret_env: string
+      /** An environment variable holding one shared token (simple set-ups; "" = not used). */
+      static_token_env: string
+      /** Scopes every request to /mcp needs (403 insufficient_scope without them). */
+      scopes: string[]
+      /** How long an introspection answer is reused (never past the token's `exp`). */
+      cache_ms: number
+    }
   }
   mcp_servers: Record<string, McpServerConfig>
   /** Where hosts sharing this workspace coordinate: `local` (its `.toolhost/store/`), `memory` (this process only), or a `redis://` URL. */

@@ -5,7 +5,7 @@ import { createServer, request, type IncomingMessage, type Server } from 'node:h
 import type { AddressInfo } from 'node:net'
 import { exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose'
 import { defaultConfig } from '../../src/config/defaults.js'
-import type { ServeAuthConfig, ToolhostConfig } from '../../src/config/types.js'
+import type { ToolhostConfig } from '../../src/config/types.js'
 import { createRequestAccess } from '../../src/http/request-access.js'
 
 export const RESOURCE = 'https://tools.example.test/mcp'
@@ -80,7 +80,7 @@ export async function startIntrospection(tokens: Record<string, Record<string, u
 }
 
 /** `serve` with `auth` and `public_url` over the defaults. */
-export function serveConfig(auth: Partial<ServeAuthConfig>, serve: Partial<Omit<ToolhostConfig['serve'], 'auth'>> = {}): ToolhostConfig['serve'] {
+export function serveConfig(auth: Partial<ToolhostConfig['serve']['auth']>, serve: Partial<Omit<ToolhostConfig['serve'], 'auth'>> = {}): ToolhostConfig['serve'] {
   const base = defaultConfig().serve
   return { ...base, public_url: RESOURCE, ...serve, auth: { ...base.auth, ...auth } }
 }
