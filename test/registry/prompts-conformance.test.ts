@@ -30,6 +30,8 @@ import { registry } from '../../src/registry/registry.js'
 
 const REPO = path.resolve(import.meta.dirname, '../..')
 const CONFORMANCE_CLI = path.join(REPO, 'node_modules/@modelcontextprotocol/conformance/dist/index.js')
+// The suite (0.1.14+) imports fs.globSync (Node 22) at load: the shim gives Node 20 one.
+const NODE20_SHIM = path.join(REPO, 'test/fixtures/conformance/node20-fs-shim.mjs')
 const FIXTURES = ['prompts.ts', 'resources.ts'].map((f) => path.join(REPO, 'test/fixtures/conformance/plugins', f))
 const SCENARIOS = [
   'prompts-list',
@@ -105,7 +107,7 @@ afterAll(async () => {
 test.each(SCENARIOS)('conformance scenario %s passes', { timeout: 60_000 }, async (scenario) => {
   const dir = path.join(out, scenario)
   const output = await new Promise<string>((resolve) => {
-    execFile(process.execPath, [CONFORMANCE_CLI, 'server', '--url', url, '--scenario', scenario, '-o', dir], { timeout: 50_000 }, (_error, stdout, stderr) => resolve(`${stdout}\n${stderr}`))
+    execFile(process.execPath, ['--import', NODE20_SHIM, CONFORMANCE_CLI, 'server', '--url', url, '--scenario', scenario, '-o', dir], { timeout: 50_000 }, (_error, stdout, stderr) => resolve(`${stdout}\n${stderr}`))
   })
   const runs = readdirSync(dir).filter((d) => d.startsWith(`server-${scenario}-`))
   expect(runs, output.slice(-2000)).toHaveLength(1)
