@@ -20,6 +20,9 @@ const lint = (): { code: number; output: string } => {
   }
 }
 
+// Each test runs the whole lint (dependency-cruiser over a tree) once or twice: ~5 s of CPU, far more on a busy machine.
+const LINT_TIMEOUT_MS = 120_000
+
 test("new-plugin's output passes the lint; once committed as a built-in, it needs its AGENTS.md line", () => {
   mkdirSync(path.join(dir, 'src'))
   cpSync(path.join(REPO, 'src/index.ts'), path.join(dir, 'src/index.ts'))
@@ -29,7 +32,7 @@ test("new-plugin's output passes the lint; once committed as a built-in, it need
   expect(lint()).toEqual({ code: 0, output: 'lint: ok\n' })
   execFileSync('git', ['add', '--', path.relative(dir, written.plugin)], { cwd: dir })
   expect(lint()).toEqual({ code: 1, output: expect.stringContaining('AGENTS.md: no line for plugins/lint_probe.ts') })
-})
+}, LINT_TIMEOUT_MS)
 
 // The layers of src/ (.dependency-cruiser.cjs) hold in whatever folder the lint runs: a tree of a
 // few files, linted once clean, then with a planted circle, then with a planted upward import.
@@ -61,7 +64,7 @@ test('the lint refuses an import circle in src/, type-only imports included', ()
   expect(circle.code).toBe(1)
   expect(circle.output).toContain('src/contract/a.ts → src/contract/c.ts: no-circular (circle: src/contract/a.ts → src/contract/c.ts → src/contract/a.ts)')
   expect(circle.output).not.toContain(': layer-')
-})
+}, LINT_TIMEOUT_MS)
 
 test('the lint refuses an import of a higher layer, and of an entry file', () => {
   const upward = lintTree({ ...CLEAN, 'src/registry/r.ts': "import type { A } from '../contract/a.js'\nimport type { b } from '../host/b.js'\nexport const r = (a: A): number => a.a\nexport type B = typeof b\n" })
@@ -71,4 +74,4 @@ test('the lint refuses an import of a higher layer, and of an entry file', () =>
   expect(entry.output).toContain('src/contract/c.ts → src/index.ts: layer-contract')
   const unlayered = lintTree({ ...CLEAN, 'src/misc/m.ts': "export { r } from '../registry/r.js'\n" })
   expect(unlayered.output).toContain('src/misc/m.ts → src/registry/r.ts: no-layer')
-})
+}, LINT_TIMEOUT_MS)
