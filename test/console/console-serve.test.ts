@@ -79,6 +79,19 @@ describe('toolhost serve --http: the console beside /mcp', { timeout: 60_000 }, 
     events.close()
   })
 
+  test('an unknown tool over MCP: the client reads one clear error; the console shows it refused like other refused calls', async () => {
+    const cookie = await login(consoleUrl)
+    const origin = new URL(consoleUrl).origin
+    const events = await openEvents(origin, cookie)
+    await events.next('snapshot')
+    const error = await client.callTool({ name: 'zapp', arguments: {} }).then(() => undefined, (e: unknown) => e as Error)
+    expect(error!.message).toBe('MCP error -32602: E_TOOL_UNKNOWN: there is no tool named "zapp". Did you mean "zap"?')
+    type Call = { name: string; state: string; code?: string; message?: string }
+    const { calls } = await events.next<{ calls: Call[] }>('calls', (d) => d.calls.some((c) => c.name === 'zapp'))
+    expect(calls.find((c) => c.name === 'zapp')).toMatchObject({ state: 'refused', code: 'E_TOOL_UNKNOWN', message: expect.stringContaining('there is no tool named "zapp"') })
+    events.close()
+  })
+
   test('/mcp still answers beside the console, and the console needs its cookie', async () => {
     expect((await client.listTools()).tools.length).toBeGreaterThan(0)
     expect((await request(`${new URL(consoleUrl).origin}/`)).status).toBe(401)
