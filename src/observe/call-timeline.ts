@@ -1,5 +1,6 @@
 import type { HostEvent } from './host-events.js'
 import { LaneAllocator } from './lanes.js'
+import { describeRatePace, type RateLimit } from '../dispatch/schedule/rate-limits.js'
 
 /**
  * Where a call is: refused before scheduling, held while its availability and permission checks are
@@ -45,7 +46,8 @@ export interface CallRecord {
   message: string | undefined
   /**
    * The worker pool's waits, from the scheduler's `waiting-worker` (the calls holding every worker)
-   * and `waiting-rate` (the rate-limit group) events, when it sends them; `last` is the latest.
+   * and `waiting-rate` (the rate-limit group and its pace, `http_get, 2 per s`) events, when it
+   * sends them; `last` is the latest.
    */
   pool: { worker?: string[]; rate?: string; last: 'worker' | 'rate' } | undefined
   /** The last progress message. */
@@ -220,7 +222,8 @@ export class CallTimeline {
             pool.worker = Array.isArray(fields.behind) ? fields.behind.map(String) : []
             pool.last = 'worker'
           } else {
-            pool.rate = `${String(fields.group)}${fields.limit === undefined ? '' : ` (${JSON.stringify(fields.limit)})`}`
+            const limit = isRateLimit(fields.limit) ? describeRatePace(fields.limit) : ''
+            pool.rate = `${String(fields.group)}${limit === '' ? '' : `, ${limit}`}`
             pool.last = 'rate'
           }
           return this.#restate(record)
@@ -288,6 +291,10 @@ export class CallTimeline {
     this.#records.delete(record.key)
     if (this.#byId.get(record.id) === record) this.#byId.delete(record.id)
   }
+}
+
+function isRateLimit(value: unknown): value is RateLimit {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /** A record's state from its facts. */

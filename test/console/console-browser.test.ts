@@ -41,9 +41,10 @@ beforeAll(async () => {
   const pathArgs = { type: 'object', properties: { path: { type: 'string' }, gate: { type: 'string' } }, required: ['path'], additionalProperties: false } as const
   registry.register(defineTool({ name: 'hold_write', description: 'Writes once its gate opens.', parameters: pathArgs, pathScoped: true, handler: async (args) => { if (args.gate) await gate(args.gate).promise; return 'wrote' } }))
   registry.register(defineTool({ name: 'hold_read', description: 'Reads once its gate opens.', parameters: pathArgs, pathScoped: true, readOnly: () => true, handler: async (args) => { if (args.gate) await gate(args.gate).promise; return 'read' } }))
+  registry.register(defineTool({ name: 'http_get', description: 'Fetches once its gate opens (rate-limited).', parameters: { type: 'object', properties: { url: { type: 'string' }, gate: { type: 'string' } }, required: ['url'] }, parallelSafe: true, readOnly: () => true, handler: async (args: { gate?: string }) => { if (args.gate) await gate(args.gate).promise; return 'fetched' } }))
   registry.register(defineTool({ name: 'needs_key', description: 'Hidden without a key.', parameters: { type: 'object' }, requiresEnv: ['TOOLHOST_TEST_NO_SUCH_KEY'], handler: () => 'never' }))
   // Writes under batch/ are allowed; any other write asks, and no approver is set: only the console can answer.
-  host = await createHost({ root, loadPlugins: false, log: silentLogger, env: {}, config: { env_file: '', dispatch: { max_workers: 4 }, permissions: { mode: 'ask', allow: ['hold_write(batch/**)'] } } })
+  host = await createHost({ root, loadPlugins: false, log: silentLogger, env: {}, config: { env_file: '', dispatch: { max_workers: 4 }, rate_limits: { http_get: { calls: 2, per_ms: 1000, concurrency: 1 } }, permissions: { mode: 'ask', allow: ['hold_write(batch/**)'] } } })
   hostConsole = await attachConsole(host)
   context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1366, height: 900 } })
   page = context.pages()[0] ?? (await context.newPage())
@@ -97,6 +98,28 @@ describe('the console in Chromium', { timeout: 60_000 }, () => {
     await page.keyboard.press('Enter')
     await page.locator('#call-detail dd', { hasText: 'w1 (reads batch/a.txt, which w1 writes too)' }).waitFor()
     await shot('timeline-done')
+  })
+
+  test('rate limits: in the limits in force, in the legend, and a call waiting for a rate slot says which and how fast', async () => {
+    const limit = page.locator('#limit-list dt', { hasText: 'rate_limits.http_get' })
+    await limit.waitFor()
+    expect(await limit.locator('xpath=following-sibling::dd[1]').textContent()).toBe('2 per s, 1 at once')
+    expect(await page.locator('.legend').textContent()).toContain('waiting for a rate slot')
+    // One at once: h1 holds the slot until its gate opens, so h2 waits for the rate slot, not a worker.
+    const run = host.run([
+      { id: 'h1', name: 'http_get', arguments: { url: 'https://example.test/1', gate: 'h1' } },
+      { id: 'h2', name: 'http_get', arguments: { url: 'https://example.test/2' } },
+    ])
+    await page.locator('.bar[data-call="h1"][data-state="running"]').waitFor()
+    const waiting = page.locator('.bar[data-call="h2"][data-state="rate"]')
+    await waiting.waitFor()
+    expect(await waiting.getAttribute('aria-label')).toContain('waits for a rate slot: http_get, 2 per s, 1 at once')
+    await page.locator('#calls tr[data-call="h2"][data-state="rate"]', { hasText: 'waiting for a rate slot: http_get, 2 per s, 1 at once' }).waitFor()
+    await shot('rate-waiting')
+    gate('h1').resolve()
+    await run
+    await page.locator('.bar[data-call="h2"][data-state="done"]').click()
+    await page.locator('#call-detail dd', { hasText: 'waited for a rate slot: http_get, 2 per s, 1 at once' }).waitFor()
   })
 
   test('approve a call from the console (keyboard) and see it run', async () => {

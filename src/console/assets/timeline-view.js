@@ -131,15 +131,17 @@ export function renderCallDetail(container, record, now) {
   ]
   if (record.message) items.push(['why refused', record.message])
   if (record.pool?.worker) items.push(['waited for a worker', record.pool.worker.length > 0 ? `${record.pool.worker.join(', ')} held the workers` : 'every worker was busy'])
-  if (record.pool?.rate) items.push(['waited for a rate slot', record.pool.rate])
   if (record.progress) items.push(['progress', record.progress])
   if (record.abandoned) items.push(['abandoned', 'its handler ignored the interrupt; its worker was released'])
   for (const note of record.notes) items.push([note.type, note.text])
   replaceChildren(container, h('h3', { text: `Call ${record.id}` }), h('dl', {}, items.flatMap(([k, v]) => [h('dt', { text: k }), h('dd', { text: v })])))
 }
 
+// The calls it waited for, then the rate slot it waited for ("waited for a rate slot: http_get, 2 per s").
 function waitsText(r) {
-  return r.waits.map((w) => `${w.id} (${w.reason})${w.done ? '' : ' — still waiting'}`).join('; ')
+  const parts = r.waits.map((w) => `${w.id} (${w.reason})${w.done ? '' : ' — still waiting'}`)
+  if (r.pool?.rate) parts.push(`${r.state === 'rate' ? 'waiting' : 'waited'} for a rate slot: ${r.pool.rate}`)
+  return parts.join('; ')
 }
 
 function describe(r, t0, now) {
@@ -147,6 +149,7 @@ function describe(r, t0, now) {
   if (r.startedAt !== undefined) parts.push(`ran from ${formatMs(r.startedAt - t0)} for ${formatMs((r.finishedAt ?? now) - r.startedAt)} on worker ${r.lane + 1}`)
   const open = r.waits.filter((w) => !w.done)
   if (r.startedAt === undefined && open.length > 0) parts.push(`waits for ${open.map((w) => `${w.id}: ${w.reason}`).join('; ')}`)
+  if (r.state === 'rate' && r.pool?.rate) parts.push(`waits for a rate slot: ${r.pool.rate}`)
   if (r.state === 'done') parts.push(r.ok ? 'ok' : (r.code ?? 'failed'))
   return parts.join(', ')
 }
