@@ -42,6 +42,7 @@ beforeAll(async () => {
   registry.register(defineTool({ name: 'hold_write', description: 'Writes once its gate opens.', parameters: pathArgs, pathScoped: true, handler: async (args) => { if (args.gate) await gate(args.gate).promise; return 'wrote' } }))
   registry.register(defineTool({ name: 'hold_read', description: 'Reads once its gate opens.', parameters: pathArgs, pathScoped: true, readOnly: () => true, handler: async (args) => { if (args.gate) await gate(args.gate).promise; return 'read' } }))
   registry.register(defineTool({ name: 'http_get', description: 'Fetches once its gate opens (rate-limited).', parameters: { type: 'object', properties: { url: { type: 'string' }, gate: { type: 'string' } }, required: ['url'] }, parallelSafe: true, readOnly: () => true, handler: async (args: { gate?: string }) => { if (args.gate) await gate(args.gate).promise; return 'fetched' } }))
+  registry.register(defineTool({ name: 'fetch_remote_repository_metadata_with_long_name', description: 'A long name, to see it is never broken.', parameters: { type: 'object' }, readOnly: () => true, parallelSafe: true, handler: () => 'ok' }))
   registry.register(defineTool({ name: 'needs_key', description: 'Hidden without a key.', parameters: { type: 'object' }, requiresEnv: ['TOOLHOST_TEST_NO_SUCH_KEY'], handler: () => 'never' }))
   // Writes under batch/ are allowed; any other write asks, and no approver is set: only the console can answer.
   host = await createHost({ root, loadPlugins: false, log: silentLogger, env: {}, config: { env_file: '', dispatch: { max_workers: 4 }, rate_limits: { http_get: { calls: 2, per_ms: 1000, concurrency: 1 } }, permissions: { mode: 'ask', allow: ['hold_write(batch/**)'] } } })
@@ -120,6 +121,25 @@ describe('the console in Chromium', { timeout: 60_000 }, () => {
     await run
     await page.locator('.bar[data-call="h2"][data-state="done"]').click()
     await page.locator('#call-detail dd', { hasText: 'waited for a rate slot: http_get, 2 per s, 1 at once' }).waitFor()
+  })
+
+  test('tool names are never broken mid-word, even in a narrow window (tools table, calls table, details)', async () => {
+    const long = 'fetch_remote_repository_metadata_with_long_name'
+    await host.run([{ id: 'long1', name: long, arguments: {} }])
+    await page.locator('#calls tr[data-call="long1"]').waitFor()
+    await page.setViewportSize({ width: 480, height: 900 })
+    try {
+      await page.locator('#calls tr[data-call="long1"] button.link').click()
+      await page.locator('#call-detail .tool-name', { hasText: long }).waitFor()
+      // An inline element broken across lines has one client rect per line.
+      const lines = await page.locator('.tool-name').evaluateAll((els) => els.map((el) => [el.textContent, el.getClientRects().length]))
+      const shown = lines.filter(([name]) => name === long)
+      expect(shown.length).toBeGreaterThanOrEqual(3) // tools table, calls table, details
+      expect(lines.filter(([, rects]) => rects !== 1)).toEqual([])
+      await shot('narrow-tool-names')
+    } finally {
+      await page.setViewportSize({ width: 1366, height: 900 })
+    }
   })
 
   test('approve a call from the console (keyboard) and see it run', async () => {

@@ -46,7 +46,7 @@ export function createApprovalsPanel(section, { decide }) {
       h('button', { type: 'button', class: 'deny', text: 'Deny', onclick: () => act('deny') }),
     )
     const el = h('li', { class: 'approval', dataset: { call: approval.callId, id: approval.id } },
-      h('h3', {}, h('span', { class: 'tool', text: approval.tool }), ' ', h('span', { class: 'call-id', text: `call ${approval.callId}` }), approval.destructive ? h('span', { class: 'badge destructive', text: 'destructive' }) : null),
+      h('h3', {}, h('span', { class: 'tool tool-name', text: approval.tool }), ' ', h('span', { class: 'call-id', text: `call ${approval.callId}` }), approval.destructive ? h('span', { class: 'badge destructive', text: 'destructive' }) : null),
       h('p', { class: 'subject', text: approval.subject }),
       h('p', { class: 'reason', text: approval.reason }),
       h('details', {}, h('summary', { text: 'arguments' }), h('pre', { text: approval.args })),
@@ -153,7 +153,7 @@ export function renderTools(section, tools) {
   const available = tools.filter((t) => t.available).length
   setText(section.querySelector('#tools-summary'), `${available} of ${tools.length} tools available`)
   replaceChildren(section.querySelector('#tool-table tbody'), tools.map((t) => row([
-    h('code', { text: t.name }),
+    h('code', { class: 'tool-name', text: t.name }),
     t.toolset,
     h('span', { class: t.available ? 'available' : 'hidden-tool', text: t.available ? 'available' : `hidden: ${t.reason ?? 'unavailable'}` }),
     h('span', { class: 'description', text: t.description }),

@@ -96,7 +96,7 @@ export function createTimelineView(section, { onSelect }) {
   function renderTable(shown, now) {
     const rows = shown.slice(-TABLE_ROWS).reverse().map((r) => row([
       h('button', { type: 'button', class: 'link', text: r.id, onclick: () => onSelect(r.key), 'aria-label': `details of call ${r.id}` }),
-      r.name,
+      h('span', { class: 'tool-name', text: r.name }),
       String(r.batch),
       h('span', { class: `state state-${r.state}`, text: r.state === 'done' ? (r.ok ? 'ok' : (r.code ?? 'failed')) : r.state === 'refused' ? `refused: ${r.code}` : STATE_WORDS[r.state] }),
       waitsText(r),
@@ -117,7 +117,7 @@ export function renderCallDetail(container, record, now) {
   }
   const items = [
     ['call', record.id],
-    ['tool', record.name],
+    ['tool', h('span', { class: 'tool-name', text: record.name })],
     ['batch', String(record.batch)],
     ['state', STATE_WORDS[record.state]],
     ['footprint', record.footprint ?? '—'],
@@ -134,7 +134,7 @@ export function renderCallDetail(container, record, now) {
   if (record.progress) items.push(['progress', record.progress])
   if (record.abandoned) items.push(['abandoned', 'its handler ignored the interrupt; its worker was released'])
   for (const note of record.notes) items.push([note.type, note.text])
-  replaceChildren(container, h('h3', { text: `Call ${record.id}` }), h('dl', {}, items.flatMap(([k, v]) => [h('dt', { text: k }), h('dd', { text: v })])))
+  replaceChildren(container, h('h3', { text: `Call ${record.id}` }), h('dl', {}, items.flatMap(([k, v]) => [h('dt', { text: k }), h('dd', {}, v)])))
 }
 
 // The calls it waited for, then the rate slot it waited for ("waited for a rate slot: http_get, 2 per s").
