@@ -1,4 +1,5 @@
 import type { HostEvent } from './host-events.js'
+import type { ToolResult } from '../contract/types.js'
 import { LaneAllocator } from './lanes.js'
 import { describeRatePace, type RateLimit } from '../dispatch/schedule/rate-limits.js'
 
@@ -50,6 +51,10 @@ export interface CallRecord {
    * sends them; `last` is the latest.
    */
   pool: { worker?: string[]; rate?: string; last: 'worker' | 'rate' } | undefined
+  /** The arguments as the timeline's `detail` wrote them (absent without one). */
+  arguments: string | undefined
+  /** The result the caller got, as the timeline's `detail` wrote it (absent without one, or not answered yet). */
+  result: string | undefined
   /** The last progress message. */
   progress: string | undefined
   abandoned: boolean
@@ -62,6 +67,17 @@ export interface CallTimelineOptions {
   limit?: number
   /** Called synchronously for every event that touched a call (so a listener sees the caller's context on 'admitted'). */
   onUpdate?: (record: CallRecord, event: HostEvent) => void
+  /**
+   * Keeps each call's arguments and result as text, written by these functions (the console's bound
+   * their size and blank out secrets). Without it the records hold neither.
+   */
+  detail?: CallDetailWriter
+}
+
+/** How a timeline writes a call's arguments and result into its record. */
+export interface CallDetailWriter {
+  arguments(tool: string, args: Readonly<Record<string, unknown>>): string
+  result(tool: string, result: ToolResult): string
 }
 
 const MAX_NOTES = 10
@@ -81,6 +97,7 @@ const MAX_NOTES = 10
 export class CallTimeline {
   readonly #limit: number
   readonly #onUpdate: ((record: CallRecord, event: HostEvent) => void) | undefined
+  readonly #detail: CallDetailWriter | undefined
   readonly #lanes = new LaneAllocator()
   // By key, in the order calls came (a Map: dropping one is O(1)).
   readonly #records = new Map<number, CallRecord>()
@@ -98,6 +115,7 @@ export class CallTimeline {
   constructor(options: CallTimelineOptions = {}) {
     this.#limit = options.limit ?? Number.POSITIVE_INFINITY
     this.#onUpdate = options.onUpdate
+    this.#detail = options.detail
   }
 
   /** Every call kept, in the order the host admitted or refused them. */
@@ -128,6 +146,7 @@ export class CallTimeline {
       case 'admitted': {
         const record = this.#create(event.id, event.name, event.batch)
         record.footprint = event.footprint
+        if (this.#detail) record.arguments = this.#detail.arguments(event.name, event.arguments)
         if (event.permission === 'ask') record.approval = 'asked'
         else if (event.permission === 'check') record.check = 'checking'
         record.state = stateOf(record)
@@ -164,6 +183,12 @@ export class CallTimeline {
         if (!record) return undefined
         record.approval = event.outcome
         return this.#restate(record)
+      }
+      case 'answered': {
+        const record = this.#byId.get(event.id)
+        if (!record || !this.#detail) return undefined
+        record.result = this.#detail.result(record.name, event.result)
+        return record
       }
       case 'progress': {
         const record = this.#byId.get(event.id)
@@ -241,7 +266,7 @@ export class CallTimeline {
     const record: CallRecord = {
       key: ++this.#keys, id, name, batch, seq: undefined, footprint: undefined, state: 'ready',
       queuedAt: undefined, startedAt: undefined, finishedAt: undefined, releasedAt: undefined, lane: undefined,
-      waits: [], approval: undefined, check: undefined, ok: undefined, code: undefined, message: undefined, pool: undefined, progress: undefined, abandoned: false, notes: [],
+      waits: [], approval: undefined, check: undefined, ok: undefined, code: undefined, message: undefined, pool: undefined, arguments: undefined, result: undefined, progress: undefined, abandoned: false, notes: [],
     }
     this.#records.set(record.key, record)
     this.#byId.set(id, record)

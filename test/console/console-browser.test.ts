@@ -98,6 +98,9 @@ describe('the console in Chromium', { timeout: 60_000 }, () => {
     await page.locator('.bar[data-call="r1"]').focus()
     await page.keyboard.press('Enter')
     await page.locator('#call-detail dd', { hasText: 'w1 (reads batch/a.txt, which w1 writes too)' }).waitFor()
+    // Its arguments and result, as text.
+    await page.locator('#call-detail pre.call-text', { hasText: '{"path":"batch/a.txt"}' }).waitFor()
+    await page.locator('#call-detail pre.call-text', { hasText: /^read$/ }).waitFor()
     await shot('timeline-done')
   })
 
