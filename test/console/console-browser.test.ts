@@ -145,6 +145,23 @@ describe('the console in Chromium', { timeout: 60_000 }, () => {
     }
   })
 
+  test('zoom on the timeline: 4× makes the lanes four times as wide and the bars with them; the frame scrolls', async () => {
+    const body = page.locator('.timeline-body')
+    const bar = page.locator('.bar[data-call="w1"]')
+    await page.locator('#timeline-range').selectOption('all')
+    await bar.waitFor()
+    const before = await bar.evaluate((el) => el.getBoundingClientRect().width)
+    await page.locator('#timeline-zoom').selectOption('4')
+    const sizes = await body.evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }))
+    expect(sizes.scroll / sizes.client).toBeCloseTo(4, 1)
+    // A bar is placed in percent of the lanes: 4× as wide, unless it hit its minimum width before.
+    expect(await bar.evaluate((el) => el.getBoundingClientRect().width)).toBeGreaterThan(before * 3.5)
+    await shot('timeline-zoomed')
+    await page.locator('#timeline-zoom').selectOption('1')
+    await page.locator('#timeline-range').selectOption('burst')
+    expect(await page.locator('.lanes').evaluate((el) => el.getBoundingClientRect().width)).toBeCloseTo(sizes.client, -1)
+  })
+
   test('approve a call from the console (keyboard) and see it run', async () => {
     const run = host.run([{ id: 'ask1', name: 'hold_write', arguments: { path: 'elsewhere/x.txt' } }])
     const item = page.locator('#approval-list li[data-call="ask1"]')

@@ -22,6 +22,16 @@ export function createTimelineView(section, { onSelect }) {
   let last = { records: [], now: 0 }
 
   range.addEventListener('change', () => render(last.records, last.now))
+  // Zoom widens the lanes and the axis together; the frame scrolls sideways (keeping the latest end in view).
+  const zoom = section.querySelector('#timeline-zoom')
+  const body = section.querySelector('.timeline-body')
+  const axis = section.querySelector('.axis')
+  zoom.addEventListener('change', () => {
+    const width = `${Number(zoom.value) * 100}%`
+    area.style.width = width
+    axis.style.width = width
+    body.scrollLeft = body.scrollWidth
+  })
 
   function render(all, now) {
     last = { records: all, now }
