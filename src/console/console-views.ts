@@ -11,6 +11,8 @@ export interface ConsoleClient {
   elicitation: boolean
   /** Its calls running now. */
   calls: number
+  /** Tools it is never offered (the console shows the rest of the available ones as what it sees). */
+  withheld?: string[]
 }
 
 export interface ToolView {

@@ -9,7 +9,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { attachConsole, type AttachedConsole } from '../../src/console/index.js'
+import { attachConsole, type AttachedConsole, type ConsoleClient } from '../../src/console/index.js'
 import { createDeferred, type Deferred } from '../../src/contract/deferred.js'
 import { createHost, defineTool, registry, type Host } from '../../src/index.js'
 import { silentLogger } from '../../src/contract/logger.js'
@@ -32,6 +32,7 @@ let hostConsole: AttachedConsole
 let context: BrowserContext
 let page: Page
 const pageProblems: string[] = []
+let clients: ConsoleClient[] = []
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium; .ci/run does it)`)
@@ -46,7 +47,7 @@ beforeAll(async () => {
   registry.register(defineTool({ name: 'needs_key', description: 'Hidden without a key.', parameters: { type: 'object' }, requiresEnv: ['TOOLHOST_TEST_NO_SUCH_KEY'], handler: () => 'never' }))
   // Writes under batch/ are allowed; any other write asks, and no approver is set: only the console can answer.
   host = await createHost({ root, loadPlugins: false, log: silentLogger, env: {}, config: { env_file: '', dispatch: { max_workers: 4 }, rate_limits: { http_get: { calls: 2, per_ms: 1000, concurrency: 1 } }, permissions: { mode: 'ask', allow: ['hold_write(batch/**)'] } } })
-  hostConsole = await attachConsole(host)
+  hostConsole = await attachConsole(host, { clients: () => clients })
   context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1366, height: 900 } })
   page = context.pages()[0] ?? (await context.newPage())
   page.setDefaultTimeout(15_000)
@@ -160,6 +161,17 @@ describe('the console in Chromium', { timeout: 60_000 }, () => {
     await page.locator('#timeline-zoom').selectOption('1')
     await page.locator('#timeline-range').selectOption('burst')
     expect(await page.locator('.lanes').evaluate((el) => el.getBoundingClientRect().width)).toBeCloseTo(sizes.client, -1)
+  })
+
+  test('availability per connected client: each client\'s row says how many available tools it sees and which it does not', async () => {
+    clients = [
+      { name: 'asks-people', version: '1.0', elicitation: true, calls: 0, withheld: [] },
+      { name: 'cannot-ask', version: '2.0', elicitation: false, calls: 0, withheld: ['hold_read'] },
+    ]
+    const available = await page.locator('#tool-table tr[data-available="true"]').count()
+    await page.locator('#client-table tr[data-client="asks-people"]', { hasText: `${available} of ${available} available tools` }).waitFor()
+    await page.locator('#client-table tr[data-client="cannot-ask"]', { hasText: `${available - 1} of ${available} available tools; not hold_read (it cannot be asked)` }).waitFor()
+    clients = []
   })
 
   test('approve a call from the console (keyboard) and see it run', async () => {

@@ -68,7 +68,8 @@ describe('toolhost serve --http: the console beside /mcp', { timeout: 60_000 }, 
     const origin = new URL(consoleUrl).origin
     const events = await openEvents(origin, cookie)
     const snapshot = await events.next<{ csrf: string; clients: Array<{ name: string; elicitation: boolean }> }>('snapshot')
-    expect(snapshot.clients).toContainEqual(expect.objectContaining({ name: 'no-elicitation', elicitation: false }))
+    // What the client is offered: the console's clients say which tools it never sees.
+    expect(snapshot.clients).toContainEqual(expect.objectContaining({ name: 'no-elicitation', elicitation: false, withheld: ['clarify'] }))
     const call = client.callTool({ name: 'zap', arguments: { path: 'b.txt' } })
     const { approvals } = await events.next<{ approvals: Array<{ id: string; tool: string }> }>('approvals', (d) => d.approvals.length === 1)
     expect(approvals[0]!.tool).toBe('zap')

@@ -143,10 +143,19 @@ function statusText(p) {
   return p.exitCode === null ? 'exited' : `exited ${p.exitCode}`
 }
 
-export function renderClients(section, clients) {
+/** The MCP clients, each with the tools it is offered: the available ones minus those it never sees. */
+export function renderClients(section, clients, tools) {
   section.querySelector('#clients-empty').hidden = clients.length > 0
   section.querySelector('#client-table').hidden = clients.length === 0
-  replaceChildren(section.querySelector('#client-table tbody'), clients.map((c) => row([c.name, c.version, c.elicitation ? 'yes' : 'no (approvals go to the console)', String(c.calls)])))
+  replaceChildren(section.querySelector('#client-table tbody'), clients.map((c) => row([c.name, c.version, c.elicitation ? 'yes' : 'no (approvals go to the console)', String(c.calls), seenText(c, tools)], { dataset: { client: c.name } })))
+}
+
+function seenText(client, tools) {
+  const available = tools.filter((t) => t.available)
+  const withheld = new Set(client.withheld ?? [])
+  const missing = available.filter((t) => withheld.has(t.name)).map((t) => t.name)
+  const seen = available.length - missing.length
+  return `${seen} of ${available.length} available tools${missing.length > 0 ? `; not ${missing.join(', ')} (it cannot be asked)` : ''}`
 }
 
 export function renderTools(section, tools) {
