@@ -253,7 +253,7 @@ describe('the v2 client in legacy mode is a 2025 session', () => {
     })
     expect(client.getProtocolEra()).toBe('legacy')
     expect(client.getNegotiatedProtocolVersion()).toBe('2025-11-25')
-    expect(sessions.describe()).toEqual([{ name: 'toolhost-test-v2', version: '2.0.0', elicitation: true, calls: 0 }])
+    expect(sessions.describe()).toEqual([{ name: 'toolhost-test-v2', version: '2.0.0', elicitation: true, calls: 0, withheld: [] }])
     expect(text(await client.callTool({ name: 'zap', arguments: {} }))).toBe('zapped 1')
     expect(asked).toHaveLength(1)
   })
