@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http'
 import type { Host } from '../host/host.js'
 import { CallTimeline, type CallRecord } from '../observe/call-timeline.js'
 import type { ProcessRegistry } from '../processes/process-registry.js'
+import { callDetailWriter } from './call-detail.js'
 import { ConsoleApprovals } from './console-approvals.js'
 import { hostView, limitsView, processesView, toolsView, type ConsoleClient } from './console-views.js'
 import { EventStream } from './event-stream.js'
@@ -45,7 +46,7 @@ export class ConsoleHub {
   constructor(host: Host, options: ConsoleHubOptions = {}) {
     this.#host = host
     this.#clients = options.clients ?? (() => [])
-    this.timeline = new CallTimeline({ limit: options.keepCalls ?? 1000, onUpdate: (record) => this.#markDirty(record) })
+    this.timeline = new CallTimeline({ limit: options.keepCalls ?? 1000, onUpdate: (record) => this.#markDirty(record), detail: callDetailWriter(host) })
     const { enabled, timeout_ms } = host.config.permissions.console_approvals
     this.approvals = new ConsoleApprovals({ timeoutMs: timeout_ms, isOpen: () => this.#streams.size > 0 })
     if (enabled) this.#detachStandby = host.authoriser.attachStandby?.(this.approvals) ?? (() => {})

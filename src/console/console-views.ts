@@ -1,6 +1,7 @@
 // What each console panel shows, read from the host (plain data, sent to pages as JSON).
 import type { Host } from '../host/host.js'
 import type { ProcessInfo } from '../contract/process-service.js'
+import { describeRatePace } from '../dispatch/schedule/rate-limits.js'
 
 /** A connected MCP client, as the console lists it. */
 export interface ConsoleClient {
@@ -10,6 +11,8 @@ export interface ConsoleClient {
   elicitation: boolean
   /** Its calls running now. */
   calls: number
+  /** Tools it is never offered (the console shows the rest of the available ones as what it sees). */
+  withheld?: string[]
 }
 
 export interface ToolView {
@@ -38,11 +41,11 @@ export async function toolsView(host: Host): Promise<ToolView[]> {
   })
 }
 
-/** The limits in force: scheduling, sizes, processes, permissions. */
+/** The limits in force: scheduling, rate limits, sizes, processes, permissions. */
 export function limitsView(host: Host): LimitView[] {
   const c = host.config
   const p = c.permissions
-  const rules = `allow ${p.allow.length}, ask ${p.ask.length}, deny ${p.deny.length}`
+  const permissionRules = `allow ${p.allow.length}, ask ${p.ask.length}, deny ${p.deny.length}`
   const rows: Array<[string, string | number]> = [
     ['dispatch.mode', host.mode],
     ['dispatch.max_workers', host.maxWorkers],
@@ -55,10 +58,14 @@ export function limitsView(host: Host): LimitView[] {
     ['processes.kill_grace_ms', c.processes.kill_grace_ms],
     ['terminal.timeout_ms', c.terminal.timeout_ms],
     ['permissions.mode', p.mode],
-    ['permissions rules', rules],
+    ['permissions rules', permissionRules],
     ['permissions.console_approvals', p.console_approvals.enabled ? `on, ${p.console_approvals.timeout_ms} ms` : 'off'],
     ['availability.check_timeout_ms', c.availability.check_timeout_ms],
   ]
+  // The rate limits the pool applies now (a live key: a changed config.yaml shows on the next snapshot).
+  const rules = host.pool.rateRules
+  if (rules.length === 0) rows.push(['rate_limits', 'none'])
+  for (const rule of rules) rows.push([`rate_limits.${rule.key}`, describeRatePace(rule.limit)])
   return rows.map(([key, value]) => ({ key, value: String(value) }))
 }
 

@@ -136,7 +136,7 @@ export class HostAdmission {
       const args = decision.args
       const call: SchedulableCall = { id: item.call.id, footprint: this.#host.footprintOf(item.tool, args), start: this.#starter(item, args), profile: this.#scheduler.profileOf(item.tool.name, item.tool.toolset) }
       if (decision.gate) call.gate = decision.gate
-      if (listening) this.#announce(item, call, batch)
+      if (listening) this.#announce(item, call, batch, args)
       scheduledItems.push(item)
       scheduledArgs.push(args)
       toSchedule.push(call)
@@ -145,7 +145,7 @@ export class HostAdmission {
     for (let k = 0; k < scheduledItems.length; k++) {
       const item = scheduledItems[k]!
       const shaped = this.#results.whenDone(outcomes[k]!, item, trace)
-      results[item.index] = hooks === undefined ? shaped : this.#hooks.after(hooks, outcomes[k]!, shaped, item, scheduledArgs[k]!, options.signal)
+      results[item.index] = this.#reportAnswer(item.call.id, hooks === undefined ? shaped : this.#hooks.after(hooks, outcomes[k]!, shaped, item, scheduledArgs[k]!, options.signal))
     }
     return results
   }
@@ -176,13 +176,13 @@ export class HostAdmission {
     const open = (h: HeldCall, decision: AuthoriseDecision | ToolError): ReturnType<typeof openHeld> => (listening ? this.#openAnnounced(h, decision, footprintOf) : openHeld(h, decision, footprintOf))
     const toSchedule = held.map((h, k): SchedulableCall => ({ id: h.item.call.id, footprint: h.footprint, gate: decided.then((all) => open(h, all[k]!)), start: this.#heldStarter(h), profile: this.#scheduler.profileOf(h.item.tool.name, h.item.tool.toolset) }))
     // Held while availability and permission are decided: listeners see 'check', then how it came out.
-    if (listening) held.forEach((h, k) => this.#events.emit({ type: 'admitted', id: h.item.call.id, name: h.item.tool.name, batch, at: this.#now(), footprint: toSchedule[k]!.footprint.kind, permission: 'check' }))
+    if (listening) held.forEach((h, k) => this.#events.emit({ type: 'admitted', id: h.item.call.id, name: h.item.tool.name, batch, at: this.#now(), footprint: toSchedule[k]!.footprint.kind, permission: 'check', arguments: h.args }))
     const outcomes = this.#submit(toSchedule, staged, options)
     for (let k = 0; k < held.length; k++) {
       const h = held[k]!
       const shaped = this.#results.whenDone(outcomes[k]!, h.item, trace)
       // The arguments the handler ran with: a permission check may have narrowed them at the gate.
-      results[h.item.index] = hooks === undefined ? shaped : this.#hooks.after(hooks, outcomes[k]!, shaped, h.item, () => h.args, options.signal)
+      results[h.item.index] = this.#reportAnswer(h.item.call.id, hooks === undefined ? shaped : this.#hooks.after(hooks, outcomes[k]!, shaped, h.item, () => h.args, options.signal))
     }
     return results
   }
@@ -256,7 +256,7 @@ export class HostAdmission {
 
   // For listeners, just before the call is submitted: 'admitted' (its tool, batch, footprint kind,
   // and whether it waits for a person), and an 'approval' event when its gate opens or refuses.
-  #announce(item: AuthoriseItem, call: SchedulableCall, batch: number): void {
+  #announce(item: AuthoriseItem, call: SchedulableCall, batch: number, args: Record<string, unknown>): void {
     const id = item.call.id
     const gate = call.gate
     if (gate) {
@@ -265,7 +265,18 @@ export class HostAdmission {
         return error
       })
     }
-    this.#events.emit({ type: 'admitted', id, name: item.tool.name, batch, at: this.#now(), footprint: call.footprint.kind, permission: gate ? 'ask' : 'allow' })
+    this.#events.emit({ type: 'admitted', id, name: item.tool.name, batch, at: this.#now(), footprint: call.footprint.kind, permission: gate ? 'ask' : 'allow', arguments: args })
+  }
+
+  // For listeners: an 'answered' event once the caller's result is ready (the promise itself is
+  // returned untouched; a result promise never rejects, the guard only keeps a fault quiet).
+  #reportAnswer(id: string, result: Promise<ToolResult>): Promise<ToolResult> {
+    if (this.#events.isListening) {
+      result.then((r) => {
+        if (this.#events.isListening) this.#events.emit({ type: 'answered', id, at: this.#now(), result: r })
+      }, () => {})
+    }
+    return result
   }
 
   // A held call's checks came out (for listeners): allowed, refused, or asking a person, whose

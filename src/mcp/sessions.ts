@@ -20,6 +20,13 @@ export interface McpClientSummary {
   version: string
   elicitation: boolean
   calls: number
+  /** Tools this client is never offered (those that need a person, when it cannot be asked). */
+  withheld: string[]
+}
+
+/** The tools a client is not offered: those that need a person, unless it can be asked. */
+function withheldFrom(elicitation: boolean): string[] {
+  return elicitation ? [] : [...PERSON_TOOLS]
 }
 
 /** How long a 2026 client (no session) stays in the console's list after its last request. */
@@ -86,10 +93,11 @@ export class McpSessions {
     const sessions = [...this.#servers].filter(([, entry]) => entry.era === 'legacy').map(([server]) => {
       const info = server.getClientVersion()
       const key = sessionKey(server)
-      return { name: info?.name ?? '(not initialised)', version: info?.version ?? '', elicitation: canElicit(server.getClientCapabilities()), calls: calls.get(key) ?? 0 }
+      const elicitation = canElicit(server.getClientCapabilities())
+      return { name: info?.name ?? '(not initialised)', version: info?.version ?? '', elicitation, calls: calls.get(key) ?? 0, withheld: withheldFrom(elicitation) }
     })
     const cutoff = Date.now() - RECENT_CLIENT_MS
-    const recent = [...this.#recent].filter(([, c]) => c.seen >= cutoff).map(([key, c]) => ({ name: c.name, version: c.version, elicitation: c.elicitation, calls: calls.get(key) ?? 0 }))
+    const recent = [...this.#recent].filter(([, c]) => c.seen >= cutoff).map(([key, c]) => ({ name: c.name, version: c.version, elicitation: c.elicitation, calls: calls.get(key) ?? 0, withheld: withheldFrom(c.elicitation) }))
     return [...sessions, ...recent]
   }
 

@@ -2,7 +2,8 @@ import { inputRequired, ProtocolError, ProtocolErrorCode, type CallToolRequest, 
 import { toMcpCallResult, type McpCallToolResult } from '../adapters/mcp-definitions.js'
 import { isToolhostError } from '../contract/errors.js'
 import type { ToolResult } from '../contract/types.js'
-import { shownName, suggestNames } from '../dispatch/admit/suggest.js'
+import { unknownToolError } from '../dispatch/admit/prepare.js'
+import { suggestNames } from '../dispatch/admit/suggest.js'
 import type { Host } from '../host/host.js'
 import { isOpenTelemetryRegistered } from '../otel/detect.js'
 import { isLevelShown, listenToCall, mcpLevelOf, progressCounter } from './call-events.js'
@@ -28,7 +29,8 @@ let callSeq = 0
 /**
  * Answers one `tools/call` through `host.run` (all clients share one scheduler). Progress and
  * `ctx.log` lines go to the client as notifications; a failed call is a result with `isError`; an
- * unknown tool is an `InvalidParams` protocol error naming the closest tools. A 2025 session is
+ * unknown tool is refused by the host (so the console and the audit log see it) and answered with one
+ * `InvalidParams` protocol error, `data.code` `E_TOOL_UNKNOWN`, naming the closest tools. A 2025 session is
  * asked its questions with `elicitation/create`. A 2026-07-28 request is a multi round-trip
  * request: the call runs with the answers its `requestState` and `inputResponses` carry; when it
  * asks something not answered yet, it is stopped and the client gets `input_required` with the
@@ -43,10 +45,12 @@ export async function answerToolCall(
   const { name } = request.params
   const args = request.params.arguments ?? {}
   if (!host.registry.has(name)) {
-    // A protocol error, as MCP asks; still worded like E_TOOL_UNKNOWN: the closest names this client is offered.
-    const close = suggestNames(name, await tc.listedNames(client))
-    const hint = close.length > 0 ? ` Did you mean ${close.map((n) => `"${n}"`).join(' or ')}?` : ' Call one of the tools tools/list gives.'
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${shownName(name)}.${hint}`)
+    // Through the host first, so it is refused like any call (its event, the console's timeline,
+    // the audit log); then the protocol error MCP asks for, worded once, with the closest names
+    // this client is offered. The SDK's clients put "MCP error -32602:" before it themselves.
+    await host.run([{ id: `mcp-${++callSeq}`, name, arguments: args }], { signal: ctx.mcpReq.signal })
+    const error = unknownToolError(name, suggestNames(name, await tc.listedNames(client)))
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${error.code}: ${error.message}`, { code: error.code })
   }
   const elicits = canElicit(client.capabilities)
   if (PERSON_TOOLS.has(name) && !elicits) {

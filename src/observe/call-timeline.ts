@@ -1,5 +1,7 @@
 import type { HostEvent } from './host-events.js'
+import type { ToolResult } from '../contract/types.js'
 import { LaneAllocator } from './lanes.js'
+import { describeRatePace, type RateLimit } from '../dispatch/schedule/rate-limits.js'
 
 /**
  * Where a call is: refused before scheduling, held while its availability and permission checks are
@@ -45,9 +47,14 @@ export interface CallRecord {
   message: string | undefined
   /**
    * The worker pool's waits, from the scheduler's `waiting-worker` (the calls holding every worker)
-   * and `waiting-rate` (the rate-limit group) events, when it sends them; `last` is the latest.
+   * and `waiting-rate` (the rate-limit group and its pace, `http_get, 2 per s`) events, when it
+   * sends them; `last` is the latest.
    */
   pool: { worker?: string[]; rate?: string; last: 'worker' | 'rate' } | undefined
+  /** The arguments as the timeline's `detail` wrote them (absent without one). */
+  arguments: string | undefined
+  /** The result the caller got, as the timeline's `detail` wrote it (absent without one, or not answered yet). */
+  result: string | undefined
   /** The last progress message. */
   progress: string | undefined
   abandoned: boolean
@@ -60,6 +67,17 @@ export interface CallTimelineOptions {
   limit?: number
   /** Called synchronously for every event that touched a call (so a listener sees the caller's context on 'admitted'). */
   onUpdate?: (record: CallRecord, event: HostEvent) => void
+  /**
+   * Keeps each call's arguments and result as text, written by these functions (the console's bound
+   * their size and blank out secrets). Without it the records hold neither.
+   */
+  detail?: CallDetailWriter
+}
+
+/** How a timeline writes a call's arguments and result into its record. */
+export interface CallDetailWriter {
+  arguments(tool: string, args: Readonly<Record<string, unknown>>): string
+  result(tool: string, result: ToolResult): string
 }
 
 const MAX_NOTES = 10
@@ -79,6 +97,7 @@ const MAX_NOTES = 10
 export class CallTimeline {
   readonly #limit: number
   readonly #onUpdate: ((record: CallRecord, event: HostEvent) => void) | undefined
+  readonly #detail: CallDetailWriter | undefined
   readonly #lanes = new LaneAllocator()
   // By key, in the order calls came (a Map: dropping one is O(1)).
   readonly #records = new Map<number, CallRecord>()
@@ -96,6 +115,7 @@ export class CallTimeline {
   constructor(options: CallTimelineOptions = {}) {
     this.#limit = options.limit ?? Number.POSITIVE_INFINITY
     this.#onUpdate = options.onUpdate
+    this.#detail = options.detail
   }
 
   /** Every call kept, in the order the host admitted or refused them. */
@@ -126,6 +146,7 @@ export class CallTimeline {
       case 'admitted': {
         const record = this.#create(event.id, event.name, event.batch)
         record.footprint = event.footprint
+        if (this.#detail) record.arguments = this.#detail.arguments(event.name, event.arguments)
         if (event.permission === 'ask') record.approval = 'asked'
         else if (event.permission === 'check') record.check = 'checking'
         record.state = stateOf(record)
@@ -162,6 +183,12 @@ export class CallTimeline {
         if (!record) return undefined
         record.approval = event.outcome
         return this.#restate(record)
+      }
+      case 'answered': {
+        const record = this.#byId.get(event.id)
+        if (!record || !this.#detail) return undefined
+        record.result = this.#detail.result(record.name, event.result)
+        return record
       }
       case 'progress': {
         const record = this.#byId.get(event.id)
@@ -227,7 +254,8 @@ export class CallTimeline {
             pool.worker = Array.isArray(fields.behind) ? fields.behind.map(String) : []
             pool.last = 'worker'
           } else {
-            pool.rate = `${String(fields.group)}${fields.limit === undefined ? '' : ` (${JSON.stringify(fields.limit)})`}`
+            const limit = isRateLimit(fields.limit) ? describeRatePace(fields.limit) : ''
+            pool.rate = `${String(fields.group)}${limit === '' ? '' : `, ${limit}`}`
             pool.last = 'rate'
           }
           return this.#restate(record)
@@ -245,7 +273,7 @@ export class CallTimeline {
     const record: CallRecord = {
       key: ++this.#keys, id, name, batch, seq: undefined, footprint: undefined, state: 'ready',
       queuedAt: undefined, startedAt: undefined, finishedAt: undefined, releasedAt: undefined, lane: undefined,
-      waits: [], approval: undefined, check: undefined, ok: undefined, code: undefined, message: undefined, pool: undefined, progress: undefined, abandoned: false, notes: [],
+      waits: [], approval: undefined, check: undefined, ok: undefined, code: undefined, message: undefined, pool: undefined, arguments: undefined, result: undefined, progress: undefined, abandoned: false, notes: [],
     }
     this.#records.set(record.key, record)
     this.#byId.set(id, record)
@@ -295,6 +323,10 @@ export class CallTimeline {
     this.#records.delete(record.key)
     if (this.#byId.get(record.id) === record) this.#byId.delete(record.id)
   }
+}
+
+function isRateLimit(value: unknown): value is RateLimit {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /** A record's state from its facts. */

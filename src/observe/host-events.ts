@@ -3,21 +3,25 @@
 // the console, MCP) read them; the host sits above and emits them.
 import type { Footprint } from '../dispatch/admit/footprint.js'
 import type { SchedulerEvent } from '../dispatch/schedule/scheduler-types.js'
-import type { LogLevel } from '../contract/types.js'
+import type { LogLevel, ToolResult } from '../contract/types.js'
 
 /**
  * The host's own events about calls, around the scheduler's: each call it schedules (with its tool,
  * its batch, its footprint kind and its permission: allowed, waiting for a person's approval, or
  * held while its availability and permission checks are decided), each call refused before
  * scheduling (parse, lookup, validation or permission), how a held call's checks came out
- * (`checked`: allowed, refused, or asking a person), and each approval a person gave or refused.
+ * (`checked`: allowed, refused, or asking a person), each approval a person gave or refused, and
+ * each scheduled call's result once its caller has it (`answered`). `admitted` carries the
+ * validated arguments (the object itself: a listener must not change it).
  * Like every event, built only while someone listens.
  */
 export type CallEvent =
-  | { type: 'admitted'; id: string; name: string; batch: number; at: number; footprint: Footprint['kind']; permission: 'allow' | 'ask' | 'check' }
+  | { type: 'admitted'; id: string; name: string; batch: number; at: number; footprint: Footprint['kind']; permission: 'allow' | 'ask' | 'check'; arguments: Readonly<Record<string, unknown>> }
   | { type: 'refused'; id: string; name: string; batch: number; at: number; code: string; message: string }
   | { type: 'checked'; id: string; at: number; outcome: 'allowed' | 'asking' | 'refused'; code?: string }
   | { type: 'approval'; id: string; at: number; outcome: 'approved' | 'denied'; code?: string }
+  /** A scheduled call's result as its caller gets it (shaped, after-hooks applied). */
+  | { type: 'answered'; id: string; at: number; result: ToolResult }
 
 export type HostEvent =
   | SchedulerEvent

@@ -35,6 +35,8 @@ export function describeEvent(event: HostEvent): string {
       return `call ${event.id} (${event.name}) refused before scheduling: ${event.code}`
     case 'checked':
       return `call ${event.id} checked: ${event.outcome === 'asking' ? 'asks a person' : event.outcome}${event.code ? ` (${event.code})` : ''}`
+    case 'answered':
+      return `call ${event.id} answered at ${event.at} ms: ${event.result.ok ? 'ok' : (event.result.error?.code ?? 'failed')}`
     case 'approval':
       return `call ${event.id} ${event.outcome}${event.code ? ` (${event.code})` : ''}`
     default: {

@@ -9,7 +9,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { attachConsole, type AttachedConsole } from '../../src/console/index.js'
+import { attachConsole, type AttachedConsole, type ConsoleClient } from '../../src/console/index.js'
 import { createDeferred, type Deferred } from '../../src/contract/deferred.js'
 import { createHost, defineTool, registry, type Host } from '../../src/index.js'
 import { silentLogger } from '../../src/contract/logger.js'
@@ -32,6 +32,7 @@ let hostConsole: AttachedConsole
 let context: BrowserContext
 let page: Page
 const pageProblems: string[] = []
+let clients: ConsoleClient[] = []
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium; .ci/run does it)`)
@@ -41,10 +42,12 @@ beforeAll(async () => {
   const pathArgs = { type: 'object', properties: { path: { type: 'string' }, gate: { type: 'string' } }, required: ['path'], additionalProperties: false } as const
   registry.register(defineTool({ name: 'hold_write', description: 'Writes once its gate opens.', parameters: pathArgs, pathScoped: true, handler: async (args) => { if (args.gate) await gate(args.gate).promise; return 'wrote' } }))
   registry.register(defineTool({ name: 'hold_read', description: 'Reads once its gate opens.', parameters: pathArgs, pathScoped: true, readOnly: () => true, handler: async (args) => { if (args.gate) await gate(args.gate).promise; return 'read' } }))
+  registry.register(defineTool({ name: 'http_get', description: 'Fetches once its gate opens (rate-limited).', parameters: { type: 'object', properties: { url: { type: 'string' }, gate: { type: 'string' } }, required: ['url'] }, parallelSafe: true, readOnly: () => true, handler: async (args: { gate?: string }) => { if (args.gate) await gate(args.gate).promise; return 'fetched' } }))
+  registry.register(defineTool({ name: 'fetch_remote_repository_metadata_with_long_name', description: 'A long name, to see it is never broken.', parameters: { type: 'object' }, readOnly: () => true, parallelSafe: true, handler: () => 'ok' }))
   registry.register(defineTool({ name: 'needs_key', description: 'Hidden without a key.', parameters: { type: 'object' }, requiresEnv: ['TOOLHOST_TEST_NO_SUCH_KEY'], handler: () => 'never' }))
   // Writes under batch/ are allowed; any other write asks, and no approver is set: only the console can answer.
-  host = await createHost({ root, loadPlugins: false, log: silentLogger, env: {}, config: { env_file: '', dispatch: { max_workers: 4 }, permissions: { mode: 'ask', allow: ['hold_write(batch/**)'] } } })
-  hostConsole = await attachConsole(host)
+  host = await createHost({ root, loadPlugins: false, log: silentLogger, env: {}, config: { env_file: '', dispatch: { max_workers: 4 }, rate_limits: { http_get: { calls: 2, per_ms: 1000, concurrency: 1 } }, permissions: { mode: 'ask', allow: ['hold_write(batch/**)'] } } })
+  hostConsole = await attachConsole(host, { clients: () => clients })
   context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1366, height: 900 } })
   page = context.pages()[0] ?? (await context.newPage())
   page.setDefaultTimeout(15_000)
@@ -96,7 +99,79 @@ describe('the console in Chromium', { timeout: 60_000 }, () => {
     await page.locator('.bar[data-call="r1"]').focus()
     await page.keyboard.press('Enter')
     await page.locator('#call-detail dd', { hasText: 'w1 (reads batch/a.txt, which w1 writes too)' }).waitFor()
+    // Its arguments and result, as text.
+    await page.locator('#call-detail pre.call-text', { hasText: '{"path":"batch/a.txt"}' }).waitFor()
+    await page.locator('#call-detail pre.call-text', { hasText: /^read$/ }).waitFor()
     await shot('timeline-done')
+  })
+
+  test('rate limits: in the limits in force, in the legend, and a call waiting for a rate slot says which and how fast', async () => {
+    const limit = page.locator('#limit-list dt', { hasText: 'rate_limits.http_get' })
+    await limit.waitFor()
+    expect(await limit.locator('xpath=following-sibling::dd[1]').textContent()).toBe('2 per s, 1 at once')
+    expect(await page.locator('.legend').textContent()).toContain('waiting for a rate slot')
+    // One at once: h1 holds the slot until its gate opens, so h2 waits for the rate slot, not a worker.
+    const run = host.run([
+      { id: 'h1', name: 'http_get', arguments: { url: 'https://example.test/1', gate: 'h1' } },
+      { id: 'h2', name: 'http_get', arguments: { url: 'https://example.test/2' } },
+    ])
+    await page.locator('.bar[data-call="h1"][data-state="running"]').waitFor()
+    const waiting = page.locator('.bar[data-call="h2"][data-state="rate"]')
+    await waiting.waitFor()
+    expect(await waiting.getAttribute('aria-label')).toContain('waits for a rate slot: http_get, 2 per s, 1 at once')
+    await page.locator('#calls tr[data-call="h2"][data-state="rate"]', { hasText: 'waiting for a rate slot: http_get, 2 per s, 1 at once' }).waitFor()
+    await shot('rate-waiting')
+    gate('h1').resolve()
+    await run
+    await page.locator('.bar[data-call="h2"][data-state="done"]').click()
+    await page.locator('#call-detail dd', { hasText: 'waited for a rate slot: http_get, 2 per s, 1 at once' }).waitFor()
+  })
+
+  test('tool names are never broken mid-word, even in a narrow window (tools table, calls table, details)', async () => {
+    const long = 'fetch_remote_repository_metadata_with_long_name'
+    await host.run([{ id: 'long1', name: long, arguments: {} }])
+    await page.locator('#calls tr[data-call="long1"]').waitFor()
+    await page.setViewportSize({ width: 480, height: 900 })
+    try {
+      await page.locator('#calls tr[data-call="long1"] button.link').click()
+      await page.locator('#call-detail .tool-name', { hasText: long }).waitFor()
+      // An inline element broken across lines has one client rect per line.
+      const lines = await page.locator('.tool-name').evaluateAll((els) => els.map((el) => [el.textContent, el.getClientRects().length]))
+      const shown = lines.filter(([name]) => name === long)
+      expect(shown.length).toBeGreaterThanOrEqual(3) // tools table, calls table, details
+      expect(lines.filter(([, rects]) => rects !== 1)).toEqual([])
+      await shot('narrow-tool-names')
+    } finally {
+      await page.setViewportSize({ width: 1366, height: 900 })
+    }
+  })
+
+  test('zoom on the timeline: 4× makes the lanes four times as wide and the bars with them; the frame scrolls', async () => {
+    const body = page.locator('.timeline-body')
+    const bar = page.locator('.bar[data-call="w1"]')
+    await page.locator('#timeline-range').selectOption('all')
+    await bar.waitFor()
+    const before = await bar.evaluate((el) => el.getBoundingClientRect().width)
+    await page.locator('#timeline-zoom').selectOption('4')
+    const sizes = await body.evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }))
+    expect(sizes.scroll / sizes.client).toBeCloseTo(4, 1)
+    // A bar is placed in percent of the lanes: 4× as wide, unless it hit its minimum width before.
+    expect(await bar.evaluate((el) => el.getBoundingClientRect().width)).toBeGreaterThan(before * 3.5)
+    await shot('timeline-zoomed')
+    await page.locator('#timeline-zoom').selectOption('1')
+    await page.locator('#timeline-range').selectOption('burst')
+    expect(await page.locator('.lanes').evaluate((el) => el.getBoundingClientRect().width)).toBeCloseTo(sizes.client, -1)
+  })
+
+  test('availability per connected client: each client\'s row says how many available tools it sees and which it does not', async () => {
+    clients = [
+      { name: 'asks-people', version: '1.0', elicitation: true, calls: 0, withheld: [] },
+      { name: 'cannot-ask', version: '2.0', elicitation: false, calls: 0, withheld: ['hold_read'] },
+    ]
+    const available = await page.locator('#tool-table tr[data-available="true"]').count()
+    await page.locator('#client-table tr[data-client="asks-people"]', { hasText: `${available} of ${available} available tools` }).waitFor()
+    await page.locator('#client-table tr[data-client="cannot-ask"]', { hasText: `${available - 1} of ${available} available tools; not hold_read (it cannot be asked)` }).waitFor()
+    clients = []
   })
 
   test('approve a call from the console (keyboard) and see it run', async () => {

@@ -103,6 +103,35 @@ describe('a console nobody has open costs the host nothing', () => {
   })
 })
 
+describe('call details: arguments and result, bounded, secrets blanked out', () => {
+  test('a call\'s arguments and result reach the page; requiresEnv values are [value of NAME], in any tool\'s call; long text is cut and says so', async () => {
+    const SECRET = 'hk-0123456789-secret'
+    const echo = { type: 'object', properties: { url: { type: 'string' }, note: { type: 'string' } }, required: ['url'] } as const
+    registry.register(defineTool({ name: 'post_hook', description: 'Posts to a hook.', parameters: echo, requiresEnv: ['HOOK_TOKEN'], readOnly: () => true, handler: (args: { url: string }) => `posted to ${args.url} with ${SECRET}` }))
+    registry.register(defineTool({ name: 'echo_back', description: 'Echoes.', parameters: echo, readOnly: () => true, handler: (args: { url: string; note?: string }) => `${args.url} ${args.note ?? ''}` }))
+    host = await createHost({ root, loadPlugins: false, log: silentLogger, env: { HOOK_TOKEN: SECRET }, config: { env_file: '', permissions: { mode: 'bypass' } } })
+    hostConsole = await attachConsole(host)
+    const origin = new URL(hostConsole.url).origin
+    const events = await openEvents(origin, await login(hostConsole.url))
+    await events.next('snapshot')
+    await host.run([
+      { id: 'p1', name: 'post_hook', arguments: { url: `https://hooks.test/?t=${SECRET}` } },
+      { id: 'e1', name: 'echo_back', arguments: { url: 'https://x.test/', note: `token ${SECRET} then ${'x'.repeat(9000)}` } },
+    ])
+    type Call = { id: string; arguments?: string; result?: string }
+    const { calls } = await events.next<{ calls: Call[] }>('calls', (d) => ['p1', 'e1'].every((id) => d.calls.some((c) => c.id === id && c.result !== undefined)))
+    const p1 = calls.find((c) => c.id === 'p1')!
+    const e1 = calls.find((c) => c.id === 'e1')!
+    expect(p1.arguments).toBe('{"url":"https://hooks.test/?t=[value of HOOK_TOKEN]"}')
+    expect(p1.result).toBe('posted to https://hooks.test/?t=[value of HOOK_TOKEN] with [value of HOOK_TOKEN]')
+    expect(e1.arguments).toMatch(/^\{"note":"token \[value of HOOK_TOKEN\] then x+… \(\d+ more characters not shown\)$/)
+    expect(e1.arguments!.length).toBeLessThan(4100)
+    expect(e1.result).toMatch(/more characters not shown\)$/)
+    expect(JSON.stringify(calls)).not.toContain(SECRET)
+    events.close()
+  })
+})
+
 describe('approvals from the console', () => {
   test('with a console open, a call that asks (no approver) waits for it; the decision runs the call and is audited as the console\'s', async () => {
     const { origin, url } = await start()

@@ -68,7 +68,8 @@ describe('toolhost serve --http: the console beside /mcp', { timeout: 60_000 }, 
     const origin = new URL(consoleUrl).origin
     const events = await openEvents(origin, cookie)
     const snapshot = await events.next<{ csrf: string; clients: Array<{ name: string; elicitation: boolean }> }>('snapshot')
-    expect(snapshot.clients).toContainEqual(expect.objectContaining({ name: 'no-elicitation', elicitation: false }))
+    // What the client is offered: the console's clients say which tools it never sees.
+    expect(snapshot.clients).toContainEqual(expect.objectContaining({ name: 'no-elicitation', elicitation: false, withheld: ['clarify'] }))
     const call = client.callTool({ name: 'zap', arguments: { path: 'b.txt' } })
     const { approvals } = await events.next<{ approvals: Array<{ id: string; tool: string }> }>('approvals', (d) => d.approvals.length === 1)
     expect(approvals[0]!.tool).toBe('zap')
@@ -76,6 +77,19 @@ describe('toolhost serve --http: the console beside /mcp', { timeout: 60_000 }, 
     expect(answer.status).toBe(200)
     const result = await call
     expect(result.isError).toBe(false)
+    events.close()
+  })
+
+  test('an unknown tool over MCP: the client reads one clear error; the console shows it refused like other refused calls', async () => {
+    const cookie = await login(consoleUrl)
+    const origin = new URL(consoleUrl).origin
+    const events = await openEvents(origin, cookie)
+    await events.next('snapshot')
+    const error = await client.callTool({ name: 'zapp', arguments: {} }).then(() => undefined, (e: unknown) => e as Error)
+    expect(error!.message).toBe('MCP error -32602: E_TOOL_UNKNOWN: there is no tool named "zapp". Did you mean "zap"?')
+    type Call = { name: string; state: string; code?: string; message?: string }
+    const { calls } = await events.next<{ calls: Call[] }>('calls', (d) => d.calls.some((c) => c.name === 'zapp'))
+    expect(calls.find((c) => c.name === 'zapp')).toMatchObject({ state: 'refused', code: 'E_TOOL_UNKNOWN', message: expect.stringContaining('there is no tool named "zapp"') })
     events.close()
   })
 

@@ -111,6 +111,17 @@ describe('a v2 client negotiates 2026-07-28 and gets the stateless server', () =
     expect(progress.length).toBeLessThanOrEqual(1) // the last progress may race the result (not asserted further)
   })
 
+  test('an unknown tool is one InvalidParams error, E_TOOL_UNKNOWN, worded once, and the host saw it refused', async () => {
+    const { client, host } = await open()
+    const refused: string[] = []
+    const stop = host.onEvent((event) => void (event.type === 'refused' && refused.push(`${event.name} ${event.code}`)))
+    const error = await client.callTool({ name: 'alpah', arguments: {} }).then(() => undefined, (e: unknown) => e as { code: number; message: string; data: unknown })
+    stop()
+    expect(error).toMatchObject({ code: -32602, data: { code: 'E_TOOL_UNKNOWN' } })
+    expect(error!.message).toBe('E_TOOL_UNKNOWN: there is no tool named "alpah". Did you mean "alpha"?')
+    expect(refused).toEqual(['alpah E_TOOL_UNKNOWN'])
+  })
+
   test('a registry change reaches the client over subscriptions/listen', async () => {
     const { client, registry } = await open()
     const changed: number[] = []
@@ -242,7 +253,7 @@ describe('the v2 client in legacy mode is a 2025 session', () => {
     })
     expect(client.getProtocolEra()).toBe('legacy')
     expect(client.getNegotiatedProtocolVersion()).toBe('2025-11-25')
-    expect(sessions.describe()).toEqual([{ name: 'toolhost-test-v2', version: '2.0.0', elicitation: true, calls: 0 }])
+    expect(sessions.describe()).toEqual([{ name: 'toolhost-test-v2', version: '2.0.0', elicitation: true, calls: 0, withheld: [] }])
     expect(text(await client.callTool({ name: 'zap', arguments: {} }))).toBe('zapped 1')
     expect(asked).toHaveLength(1)
   })

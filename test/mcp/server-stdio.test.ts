@@ -50,10 +50,12 @@ describe('toolhost serve over stdio, with the official SDK client', { timeout: 6
     expect((error as McpError).message).toContain('no_such_tool')
   })
 
-  test('an unknown tool’s protocol error names the closest tools the client is offered', async () => {
+  test('an unknown tool is one clear error: the code once, E_TOOL_UNKNOWN, and the closest tools the client is offered', async () => {
     const error = await client.callTool({ name: 'zapp', arguments: {} }).then(() => undefined, (e: unknown) => e)
     expect((error as McpError).code).toBe(ErrorCode.InvalidParams)
-    expect((error as McpError).message).toMatch(/Unknown tool: zapp\. Did you mean "zap"\?/)
+    expect((error as McpError).data).toEqual({ code: 'E_TOOL_UNKNOWN' })
+    // What the client shows a person or a model, whole: "MCP error -32602" appears once.
+    expect((error as McpError).message).toBe('MCP error -32602: E_TOOL_UNKNOWN: there is no tool named "zapp". Did you mean "zap"?')
   })
 
   test('concurrent calls on overlapping paths are serialised; on disjoint paths they overlap (timestamps)', async () => {

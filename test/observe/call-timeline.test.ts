@@ -62,7 +62,7 @@ describe('CallTimeline from host events', () => {
     feed(timeline, [{ type: 'waiting-worker', id: 'a', seq: 1, at: 1, behind: ['c1', 'c2'] }])
     states.push(record().state)
     expect(states).toEqual(['rate', 'ready'])
-    expect(record().pool).toEqual({ rate: 'web ({"calls":2,"per_ms":1000})', worker: ['c1', 'c2'], last: 'worker' })
+    expect(record().pool).toEqual({ rate: 'web, 2 per s', worker: ['c1', 'c2'], last: 'worker' })
     expect(record().notes).toEqual([])
   })
 

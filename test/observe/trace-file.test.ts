@@ -117,7 +117,7 @@ describe('trace file (host option traceFile)', () => {
     expect(slice('c1').args).toMatchObject({ check: 'allowed', outcome: 'ok' })
     expect(slice('c1').args).not.toHaveProperty('approval')
     expect(slice('w1').args).toMatchObject({ check: 'allowed', approval: 'denied', outcome: 'E_DENIED' })
-    expect(slice('q2').args).toMatchObject({ waited_for_rate: 'rated ({"calls":1,"per_ms":60000})', outcome: 'E_ABORTED' })
+    expect(slice('q2').args).toMatchObject({ waited_for_rate: 'rated, 1 per min', outcome: 'E_ABORTED' })
     expect(slice('x1').args).toMatchObject({ outcome: 'refused: E_TOOL_UNKNOWN' })
   })
 

@@ -5,7 +5,7 @@ import { createApprovalsPanel, createProcessesPanel, renderClients, renderLimits
 import { createTimelineView, renderCallDetail } from './timeline-view.js'
 
 const MAX_CALLS = 2000
-const state = { csrf: '', calls: new Map(), approvals: [], approvalsEnabled: true, processes: [], selected: null, clock: { host: 0, at: 0 } }
+const state = { tools: [], clients: [], csrf: '', calls: new Map(), approvals: [], approvalsEnabled: true, processes: [], selected: null, clock: { host: 0, at: 0 } }
 
 const $ = (selector) => document.querySelector(selector)
 const connection = $('#connection')
@@ -78,8 +78,10 @@ events.addEventListener('snapshot', (event) => {
   renderApprovals()
   state.processes = snapshot.processes
   processes.render(state.processes)
-  renderClients($('#clients'), snapshot.clients)
-  renderTools($('#tools'), snapshot.tools)
+  state.clients = snapshot.clients
+  state.tools = snapshot.tools
+  renderClients($('#clients'), state.clients, state.tools)
+  renderTools($('#tools'), state.tools)
   renderLimits($('#limits'), snapshot.limits)
   scheduleRender()
 })
@@ -97,8 +99,15 @@ events.addEventListener('processes', (event) => {
   state.processes = JSON.parse(event.data).processes
   processes.render(state.processes)
 })
-events.addEventListener('clients', (event) => renderClients($('#clients'), JSON.parse(event.data).clients))
-events.addEventListener('tools', (event) => renderTools($('#tools'), JSON.parse(event.data).tools))
+events.addEventListener('clients', (event) => {
+  state.clients = JSON.parse(event.data).clients
+  renderClients($('#clients'), state.clients, state.tools)
+})
+events.addEventListener('tools', (event) => {
+  state.tools = JSON.parse(event.data).tools
+  renderTools($('#tools'), state.tools)
+  renderClients($('#clients'), state.clients, state.tools)
+})
 
 // Running and waiting bars grow with time; countdowns count down.
 setInterval(() => {

@@ -46,7 +46,7 @@ export function createApprovalsPanel(section, { decide }) {
       h('button', { type: 'button', class: 'deny', text: 'Deny', onclick: () => act('deny') }),
     )
     const el = h('li', { class: 'approval', dataset: { call: approval.callId, id: approval.id } },
-      h('h3', {}, h('span', { class: 'tool', text: approval.tool }), ' ', h('span', { class: 'call-id', text: `call ${approval.callId}` }), approval.destructive ? h('span', { class: 'badge destructive', text: 'destructive' }) : null),
+      h('h3', {}, h('span', { class: 'tool tool-name', text: approval.tool }), ' ', h('span', { class: 'call-id', text: `call ${approval.callId}` }), approval.destructive ? h('span', { class: 'badge destructive', text: 'destructive' }) : null),
       h('p', { class: 'subject', text: approval.subject }),
       h('p', { class: 'reason', text: approval.reason }),
       h('details', {}, h('summary', { text: 'arguments' }), h('pre', { text: approval.args })),
@@ -143,17 +143,26 @@ function statusText(p) {
   return p.exitCode === null ? 'exited' : `exited ${p.exitCode}`
 }
 
-export function renderClients(section, clients) {
+/** The MCP clients, each with the tools it is offered: the available ones minus those it never sees. */
+export function renderClients(section, clients, tools) {
   section.querySelector('#clients-empty').hidden = clients.length > 0
   section.querySelector('#client-table').hidden = clients.length === 0
-  replaceChildren(section.querySelector('#client-table tbody'), clients.map((c) => row([c.name, c.version, c.elicitation ? 'yes' : 'no (approvals go to the console)', String(c.calls)])))
+  replaceChildren(section.querySelector('#client-table tbody'), clients.map((c) => row([c.name, c.version, c.elicitation ? 'yes' : 'no (approvals go to the console)', String(c.calls), seenText(c, tools)], { dataset: { client: c.name } })))
+}
+
+function seenText(client, tools) {
+  const available = tools.filter((t) => t.available)
+  const withheld = new Set(client.withheld ?? [])
+  const missing = available.filter((t) => withheld.has(t.name)).map((t) => t.name)
+  const seen = available.length - missing.length
+  return `${seen} of ${available.length} available tools${missing.length > 0 ? `; not ${missing.join(', ')} (it cannot be asked)` : ''}`
 }
 
 export function renderTools(section, tools) {
   const available = tools.filter((t) => t.available).length
   setText(section.querySelector('#tools-summary'), `${available} of ${tools.length} tools available`)
   replaceChildren(section.querySelector('#tool-table tbody'), tools.map((t) => row([
-    h('code', { text: t.name }),
+    h('code', { class: 'tool-name', text: t.name }),
     t.toolset,
     h('span', { class: t.available ? 'available' : 'hidden-tool', text: t.available ? 'available' : `hidden: ${t.reason ?? 'unavailable'}` }),
     h('span', { class: 'description', text: t.description }),

@@ -22,6 +22,16 @@ export function createTimelineView(section, { onSelect }) {
   let last = { records: [], now: 0 }
 
   range.addEventListener('change', () => render(last.records, last.now))
+  // Zoom widens the lanes and the axis together; the frame scrolls sideways (keeping the latest end in view).
+  const zoom = section.querySelector('#timeline-zoom')
+  const body = section.querySelector('.timeline-body')
+  const axis = section.querySelector('.axis')
+  zoom.addEventListener('change', () => {
+    const width = `${Number(zoom.value) * 100}%`
+    area.style.width = width
+    axis.style.width = width
+    body.scrollLeft = body.scrollWidth
+  })
 
   function render(all, now) {
     last = { records: all, now }
@@ -96,7 +106,7 @@ export function createTimelineView(section, { onSelect }) {
   function renderTable(shown, now) {
     const rows = shown.slice(-TABLE_ROWS).reverse().map((r) => row([
       h('button', { type: 'button', class: 'link', text: r.id, onclick: () => onSelect(r.key), 'aria-label': `details of call ${r.id}` }),
-      r.name,
+      h('span', { class: 'tool-name', text: r.name }),
       String(r.batch),
       h('span', { class: `state state-${r.state}`, text: r.state === 'done' ? (r.ok ? 'ok' : (r.code ?? 'failed')) : r.state === 'refused' ? `refused: ${r.code}` : STATE_WORDS[r.state] }),
       waitsText(r),
@@ -117,7 +127,7 @@ export function renderCallDetail(container, record, now) {
   }
   const items = [
     ['call', record.id],
-    ['tool', record.name],
+    ['tool', h('span', { class: 'tool-name', text: record.name })],
     ['batch', String(record.batch)],
     ['state', STATE_WORDS[record.state]],
     ['footprint', record.footprint ?? '—'],
@@ -130,16 +140,21 @@ export function renderCallDetail(container, record, now) {
     ['result', record.state === 'done' || record.state === 'refused' ? (record.ok ? 'ok' : (record.code ?? 'failed')) : '—'],
   ]
   if (record.message) items.push(['why refused', record.message])
+  // Bounded and with secrets blanked out by the host before they were sent.
+  if (record.arguments !== undefined) items.push(['arguments', h('pre', { class: 'call-text', text: record.arguments })])
+  if (record.result !== undefined) items.push(['result', h('pre', { class: 'call-text', text: record.result })])
   if (record.pool?.worker) items.push(['waited for a worker', record.pool.worker.length > 0 ? `${record.pool.worker.join(', ')} held the workers` : 'every worker was busy'])
-  if (record.pool?.rate) items.push(['waited for a rate slot', record.pool.rate])
   if (record.progress) items.push(['progress', record.progress])
   if (record.abandoned) items.push(['abandoned', 'its handler ignored the interrupt; its worker was released'])
   for (const note of record.notes) items.push([note.type, note.text])
-  replaceChildren(container, h('h3', { text: `Call ${record.id}` }), h('dl', {}, items.flatMap(([k, v]) => [h('dt', { text: k }), h('dd', { text: v })])))
+  replaceChildren(container, h('h3', { text: `Call ${record.id}` }), h('dl', {}, items.flatMap(([k, v]) => [h('dt', { text: k }), h('dd', {}, v)])))
 }
 
+// The calls it waited for, then the rate slot it waited for ("waited for a rate slot: http_get, 2 per s").
 function waitsText(r) {
-  return r.waits.map((w) => `${w.id} (${w.reason})${w.done ? '' : ' — still waiting'}`).join('; ')
+  const parts = r.waits.map((w) => `${w.id} (${w.reason})${w.done ? '' : ' — still waiting'}`)
+  if (r.pool?.rate) parts.push(`${r.state === 'rate' ? 'waiting' : 'waited'} for a rate slot: ${r.pool.rate}`)
+  return parts.join('; ')
 }
 
 function describe(r, t0, now) {
@@ -147,6 +162,7 @@ function describe(r, t0, now) {
   if (r.startedAt !== undefined) parts.push(`ran from ${formatMs(r.startedAt - t0)} for ${formatMs((r.finishedAt ?? now) - r.startedAt)} on worker ${r.lane + 1}`)
   const open = r.waits.filter((w) => !w.done)
   if (r.startedAt === undefined && open.length > 0) parts.push(`waits for ${open.map((w) => `${w.id}: ${w.reason}`).join('; ')}`)
+  if (r.state === 'rate' && r.pool?.rate) parts.push(`waits for a rate slot: ${r.pool.rate}`)
   if (r.state === 'done') parts.push(r.ok ? 'ok' : (r.code ?? 'failed'))
   return parts.join(', ')
 }

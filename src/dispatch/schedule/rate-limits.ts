@@ -72,6 +72,29 @@ export function describeRateLimit(limit: Readonly<RateLimit>): string {
   return parts.join(', ')
 }
 
+/**
+ * A limit in few words, as a person reads it beside a call: `2 per s`, `1 per 10 s`, `5 per min`,
+ * `3 per 250 ms`, `2 at once`, joined by a comma when it has both.
+ *
+ * @example
+ * describeRatePace({ calls: 2, per_ms: 1000 }) // '2 per s'
+ */
+export function describeRatePace(limit: Readonly<RateLimit>): string {
+  const parts: string[] = []
+  if (limit.calls !== undefined && limit.per_ms !== undefined) parts.push(`${limit.calls} per ${describePeriod(limit.per_ms)}`)
+  if (limit.concurrency !== undefined) parts.push(`${limit.concurrency} at once`)
+  return parts.join(', ')
+}
+
+function describePeriod(ms: number): string {
+  if (ms === 1000) return 's'
+  if (ms === 60_000) return 'min'
+  if (ms === 3_600_000) return 'h'
+  if (ms % 60_000 === 0 && ms > 60_000) return `${ms / 60_000} min`
+  if (ms % 1000 === 0) return `${ms / 1000} s`
+  return `${ms} ms`
+}
+
 /** True when two limits are the same (a reloaded config that did not change a group keeps its queue). */
 export function sameRateLimit(a: Readonly<RateLimit>, b: Readonly<RateLimit>): boolean {
   return a.calls === b.calls && a.per_ms === b.per_ms && a.concurrency === b.concurrency

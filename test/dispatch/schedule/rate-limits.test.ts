@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest'
 import type { Execution } from '../../../src/dispatch/execute/execute-call.js'
-import { compileRateLimits, describeRateLimit, rateRuleFor } from '../../../src/dispatch/schedule/rate-limits.js'
+import { compileRateLimits, describeRateLimit, describeRatePace, rateRuleFor } from '../../../src/dispatch/schedule/rate-limits.js'
 import { Scheduler, type SchedulableCall, type SchedulerEvent } from '../../../src/dispatch/schedule/scheduler.js'
 import type { RateLimitConfig } from '../../../src/config/types.js'
 
@@ -189,5 +189,19 @@ describe('which rule a tool falls under', () => {
     ['read_file', 'files', undefined],
   ])('%s (toolset %s) → %s', (name, toolset, key) => {
     expect(rateRuleFor(rules, name, toolset)?.key).toBe(key)
+  })
+})
+
+describe('a limit in few words (what the console shows beside a call)', () => {
+  test.each([
+    [{ calls: 2, per_ms: 1000 }, '2 per s'],
+    [{ calls: 1, per_ms: 60_000 }, '1 per min'],
+    [{ calls: 5, per_ms: 10_000 }, '5 per 10 s'],
+    [{ calls: 3, per_ms: 250 }, '3 per 250 ms'],
+    [{ calls: 100, per_ms: 3_600_000 }, '100 per h'],
+    [{ concurrency: 2 }, '2 at once'],
+    [{ calls: 2, per_ms: 1000, concurrency: 1 }, '2 per s, 1 at once'],
+  ])('%j reads %s', (limit, words) => {
+    expect(describeRatePace(limit)).toBe(words)
   })
 })
