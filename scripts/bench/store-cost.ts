@@ -9,9 +9,11 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
+import { mkdir, rename, rmdir, writeFile } from 'node:fs/promises'
 import { LocalStore } from '../../src/store/local-store.js'
+import { StateFile } from '../../src/store/state-file.js'
 import { createBenchHost, type BenchHost } from './bench-host.js'
-import { calls, noopTool, type Timing } from './cost.js'
+import { calls, measure, noopTool, type Timing } from './cost.js'
 import type { BenchOptions } from './options.js'
 import { fmt, median, type Table } from './table.js'
 
@@ -77,6 +79,22 @@ export async function runStoreCost(options: BenchOptions): Promise<{ tables: Tab
   }
   const failed = (await shared.host.run(calls(8, 'check-'))).filter((r) => !r.ok)
   if (failed.length > 0) throw new Error(`store benchmark: a call failed: ${failed[0]!.content}`)
+
+  // One transaction of the state file alone (lock, read, rewrite, unlock), and the file system's
+  // own part of it: a mkdir and rmdir (the lock) and a rename (the rewrite).
+  const txRoot = mkdtempSync(path.join(os.tmpdir(), 'toolhost-bench-tx-'))
+  const file = new StateFile(txRoot, path.join(txRoot, '.toolhost', 'store'), quiet)
+  const txInner = Math.round(200 * scale)
+  const tx = await measure(runs, txInner, 1, () => file.transact(() => ({ value: undefined, changed: true })))
+  const fsOps = await measure(runs, txInner, 1, async () => {
+    await mkdir(path.join(txRoot, 'l'))
+    await writeFile(path.join(txRoot, 't'), '{}')
+    await rename(path.join(txRoot, 't'), path.join(txRoot, 's'))
+    await rmdir(path.join(txRoot, 'l'))
+  })
+  rmSync(txRoot, { recursive: true, force: true })
+  rows.push(['one transaction of state.json', 'local (the store alone)', fmt(tx.wall, 1), fmt(tx.cpu, 1), `${fmt(tx.wallMedian, 1)} / ${fmt(tx.cpuMedian, 1)}`, '—'])
+  rows.push(['its file system part: mkdir, write, rename, rmdir', '—', fmt(fsOps.wall, 1), fmt(fsOps.cpu, 1), `${fmt(fsOps.wallMedian, 1)} / ${fmt(fsOps.cpuMedian, 1)}`, '—'])
 
   // What a host alone pays while idle: its renewal once a second (and its folder watch).
   const idleMs = options.quick ? 1000 : 5000

@@ -39,7 +39,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   const log = options.log ?? createLogger()
   const env = options.env ?? process.env
   // A bad `store` (or TOOLHOST_STORE) fails start-up naming it, before anything starts.
-  const store = openStore({ ...storeSetting(setup.config.store, setup.file, env), root: setup.root, log })
+  const store = openStore({ ...storeSetting(setup.config.store, setup.file ?? (typeof options.config === 'object' ? 'createHost({ config })' : 'defaults'), env), root: setup.root, log })
   // The permission system first: a bad rule fails start-up before any process is adopted.
   const authoriser = options.authoriser ?? new PermissionGate({ config: setup.config, configFile: setup.file, root: setup.root, approve: options.approve, log, audience: options.audience ?? 'developer' })
   const opened = await openProcessRegistry({ root: setup.root, config: setup.config, configFile: setup.file, log, env })

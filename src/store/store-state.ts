@@ -76,6 +76,12 @@ export function pruneState(state: StoreState, now: number, isGone: (host: HostEn
       changed = true
     }
   }
+  // A lease whose host is not there (it lapsed and came back, or left mid-request) holds nothing.
+  const leases = state.leases.filter((l) => state.hosts[l.host] !== undefined)
+  if (leases.length !== state.leases.length) {
+    state.leases = leases
+    changed = true
+  }
   const waiters = state.waiters.filter((w) => now - w.seen <= WAITER_TTL_MS && state.hosts[w.host] !== undefined)
   if (waiters.length !== state.waiters.length) {
     state.waiters = waiters
