@@ -1,7 +1,7 @@
 // An agent loop in the Anthropic Messages shapes on toolhost.
 // Runs without network: `node bin/run-ts.mjs examples/anthropic-loop.ts` replays the responses
 // recorded in test/fixtures/recorded/anthropic.json. With the Anthropic SDK, the model is one line:
-//   const model: MessagesModel = (req) => anthropic.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 4096, ...req })
+//   const model: MessagesModel = (req) => anthropic.messages.create({ model: 'claude-sonnet-5-5', max_tokens: 4096, ...req })
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'

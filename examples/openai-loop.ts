@@ -1,8 +1,8 @@
 // An agent loop in the OpenAI shapes — Chat Completions and Responses — on toolhost.
 // Runs without network: `node bin/run-ts.mjs examples/openai-loop.ts [chat|responses]` replays the
 // model responses recorded in test/fixtures/recorded/. With the OpenAI SDK, the model is one line:
-//   const model: ChatModel = (req) => openai.chat.completions.create({ model: 'gpt-4.1', ...req })
-//   const model: ResponsesModel = (req) => openai.responses.create({ model: 'gpt-4.1', ...req })
+//   const model: ChatModel = (req) => openai.chat.completions.create({ model: 'gpt-5.4', ...req })
+//   const model: ResponsesModel = (req) => openai.responses.create({ model: 'gpt-5.4', ...req })
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'

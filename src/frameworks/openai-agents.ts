@@ -3,7 +3,7 @@
  * the optional peer dependencies `@openai/agents` (0.14: the newest line on `openai@6`, which runs on
  * Node 20; 0.15 and later take `openai@7`, which needs Node 22) and `zod@4` (the Agents SDK's peer).
  */
-import { tool, type FunctionTool, type Tool, type ToolOutputFileContent, type ToolOutputImage, type ToolOutputText } from '@openai/agents'
+import { tool, type Tool, type ToolOutputFileContent, type ToolOutputImage, type ToolOutputText } from '@openai/agents'
 import { blockAsText } from '../contract/content-blocks.js'
 import { resultText } from '../adapters/format.js'
 import type { Host } from '../host/host.js'
@@ -13,10 +13,6 @@ import { CallBatcher } from './call-batcher.js'
 
 /** Which tools become function tools (default: every tool available now), and OpenAI strict mode. */
 export type AgentsToolsOptions = Pick<DefinitionsQuery, 'names' | 'toolsets' | 'strict'>
-
-// The SDK's JSON-schema parameter types (not exported by name): strict, and not strict.
-type StrictParameters = Extract<FunctionTool['parameters'], { additionalProperties: false }>
-type NonStrictParameters = Extract<FunctionTool['parameters'], { additionalProperties: true }>
 
 /** What a function tool hands the Agents SDK: text, or output items for a rich result. */
 export type AgentsToolOutput = string | Array<ToolOutputText | ToolOutputImage | ToolOutputFileContent>
@@ -46,12 +42,11 @@ export async function agentsTools(host: Host, options: AgentsToolsOptions = {}):
       const args = typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : {}
       return toAgentsOutput(await batcher.call({ id, name: d.name, arguments: args }, details?.signal))
     }
-    // The SDK types a non-strict JSON schema as `additionalProperties: true` and a strict one as
-    // closed with every property required; at run time it sends the schema it is given. toolhost's
-    // schemas are sent as they are (non-strict) or as its own strict rewrite (strict).
+    // toolhost's schemas are sent as they are (non-strict) or as its own strict rewrite (strict):
+    // narrowed by `strict`, each definition's parameters are the SDK's type for it.
     return d.strict
-      ? tool({ name: d.name, description: d.description, parameters: d.parameters as unknown as StrictParameters, strict: true, execute })
-      : tool({ name: d.name, description: d.description, parameters: d.parameters as unknown as NonStrictParameters, strict: false, execute })
+      ? tool({ name: d.name, description: d.description, parameters: d.parameters, strict: true, execute })
+      : tool({ name: d.name, description: d.description, parameters: d.parameters, strict: false, execute })
   })
 }
 

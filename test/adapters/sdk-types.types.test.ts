@@ -7,6 +7,7 @@ import type { MessageParam, Tool, ToolResultBlockParam } from '@anthropic-ai/sdk
 import type { ChatCompletionMessageParam, ChatCompletionTool, ChatCompletionToolMessageParam } from 'openai/resources/chat/completions'
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
 import type { FunctionTool, ResponseInputItem } from 'openai/resources/responses/responses'
+import { tool, type Tool as AgentsTool } from '@openai/agents'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createHost, defineTool, ToolRegistry, type Host, type ToolResult } from '../../src/index.js'
 import { silentLogger } from '../../src/contract/logger.js'
@@ -53,6 +54,35 @@ describe('toolhost output is assignable to the SDKs’ types without casts', () 
       call_id: 'call_1',
       output: [{ type: 'input_text', text: 'page 1' }, { type: 'input_image', image_url: `data:image/png;base64,${png}` }],
     })
+  })
+
+  test('OpenAI Agents: each definition\'s parameters go into tool({ parameters, strict }) as they are (issue 24.18: was TS2322)', async () => {
+    const execute = async (): Promise<string> => 'done'
+    const asAgentsTools = (definitions: Awaited<ReturnType<typeof host.definitions<'openai-responses'>>>): AgentsTool[] =>
+      definitions.map((d) =>
+        d.strict
+          ? tool({ name: d.name, description: d.description, parameters: d.parameters, strict: true, execute })
+          : tool({ name: d.name, description: d.description, parameters: d.parameters, strict: false, execute }),
+      )
+    const loose = asAgentsTools(await host.definitions('openai-responses'))
+    const strict = asAgentsTools(await host.definitions('openai-responses', { strict: true }))
+    // What the SDK will send: the schema as registered (lists stated), or toolhost's strict rewrite.
+    expect(loose[0]).toMatchObject({ name: 'read_page', strict: false, parameters: { type: 'object', required: ['path'], additionalProperties: false } })
+    expect(strict[0]).toMatchObject({ name: 'read_page', strict: true, parameters: { required: ['path', 'limit'], additionalProperties: false } })
+  })
+
+  test('OpenAI Responses: a schema without properties or required states them empty (the same schema, the SDKs\' shape)', async () => {
+    const registry = new ToolRegistry()
+    registry.register(defineTool({ name: 'now', description: 'The time.', parameters: { type: 'object' }, handler: () => 'noon' }))
+    const bare = await createHost({ registry, loadPlugins: false, log: silentLogger, env: {}, config: { plugins: { dirs: [] }, env_file: '' } })
+    try {
+      const [d] = await bare.definitions('openai-responses')
+      expect(d).toEqual({ type: 'function', name: 'now', description: 'The time.', parameters: { type: 'object', properties: {}, required: [] }, strict: false })
+      // The registry's own schema is untouched.
+      expect(registry.entry('now')?.definition.function.parameters).toEqual({ type: 'object' })
+    } finally {
+      await bare.close()
+    }
   })
 
   test('MCP: the SDK’s Tool[] and CallToolResult[] (for an MCP server of your own)', async () => {
