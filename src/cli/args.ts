@@ -36,7 +36,7 @@ export const COMMANDS: Readonly<Record<string, { synopsis: string; summary: stri
   serve: {
     synopsis: 'toolhost serve [--http PORT] [--watch]',
     summary: 'MCP server over stdio (default) or Streamable HTTP',
-    more: 'Over stdio, stdout carries only MCP messages. --http PORT serves Streamable HTTP at /mcp on serve.host (127.0.0.1; port 0 picks a free one), and the console at / (serve.console). Calls that would ask are asked of the calling client (MCP elicitation), or in an open console; --yes approves them all. --watch reloads plugin files when they change and takes live limits from a changed config.yaml.',
+    more: 'Over stdio, stdout carries only MCP messages. --http PORT serves Streamable HTTP at /mcp on serve.host (127.0.0.1; port 0 picks a free one), and the console at / (serve.console). Speaks MCP 2025 (sessions) and 2026-07-28 (stateless). Calls that would ask are asked of the calling client (elicitation; input_required for 2026-07-28), or in an open console; --yes approves them all. --watch reloads plugin files when they change and takes live limits from a changed config.yaml.',
   },
   init: {
     synopsis: 'toolhost init',

@@ -65,11 +65,13 @@ const client = new Client({ name: 'package-test', version: '1.0.0' }, { versionN
 await client.connect(clientSide)
 const { tools } = await client.listTools()
 const called = await client.callTool({ name: 'echo', arguments: { text: 'over MCP' } })
+// Read before close: the v2 client forgets the connection's era and server when it closes.
 const era = client.getProtocolEra()
+const server = client.getServerVersion()
 await client.close()
 await close()
 await host.close()
-console.log(JSON.stringify({ era, server: client.getServerVersion(), tools: tools.map((t) => t.name).sort(), content: called.content }))
+console.log(JSON.stringify({ era, server, tools: tools.map((t) => t.name).sort(), content: called.content }))
 `
 
 const TOOL_HELPERS = `import { createHost, defineTool, ToolRegistry } from 'toolhost'
