@@ -155,14 +155,15 @@ function describeRun(info: ProcessInfo): string {
   const header = `[${info.id}: ${howItEnded(info)} after ${info.uptimeMs} ms]`
   const hidden = info.outputChars - info.tail.length
   const note = hidden > 0 ? `[the first ${hidden} characters of output are not shown; page them with process {"action":"log","id":"${info.id}","offset":1}]\n` : ''
-  const problem = info.logProblem === undefined ? '' : `[output may be missing: ${info.logProblem}]\n`
+  const problem = info.logProblem === undefined ? '' : `[${info.logProblem}]\n`
   return `${header}\n${problem}${note}${info.tail === '' ? `(no output${info.logProblem === undefined ? '' : ' was recorded'})` : info.tail}`
 }
 
 function formatLog(page: LogPage): string {
   const parts = [`${page.id}: lines ${page.from}-${page.to} of ${page.totalLines}`]
   if (page.fromFile) parts.push(`lines ${page.fromFile.from}-${page.fromFile.to} read from the log file (no longer in memory)`)
-  if (page.missing) parts.push(`lines ${page.missing.from}-${page.missing.to} are gone (the log file was removed)`)
+  if (page.missing) parts.push(`lines ${page.missing.from}-${page.missing.to} are gone (${page.logProblem ? 'the log file could not hold them' : 'the log file was removed'})`)
+  if (page.logProblem) parts.push(page.logProblem)
   const body = page.lines.map((line) => `${line.n}\t${line.text}`).join('\n')
   return `[${parts.join('; ')}]\n${body}`
 }

@@ -66,8 +66,10 @@ export interface LogPage {
   lines: NumberedLine[]
   fromMemory: LineRange | null
   fromFile: LineRange | null
-  /** Lines of the page found neither in memory nor in the log file (it was deleted). */
+  /** Lines of the page found neither in memory nor in the log file (it was deleted, or could not grow). */
   missing: LineRange | null
+  /** Why the log file may hold less than the process wrote (a full disk: the rest is in memory only), as in `ProcessInfo`. */
+  logProblem?: string
 }
 
 export interface SpawnOptions {

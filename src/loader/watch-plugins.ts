@@ -95,6 +95,12 @@ export async function reloadFile(file: string, registry: ToolRegistry, options: 
     if (!had) return undefined
     return { kind: 'removed', file, tools: registry.unregisterSource(file) }
   }
+  // A writer that truncates the file and then writes it (writeFileSync, most editors' plain save)
+  // leaves it empty in between: an empty file is that moment, never a version whose tools replace
+  // the old ones. The write that follows brings the next change.
+  if (old.length > 0 && isEmpty(file)) {
+    return { kind: 'failed', file, message: `${file} is empty (a writer between truncating and writing it, or a file emptied on purpose: delete it to remove its tools)`, kept: old.map((e) => e.tool.name) }
+  }
   // The new version's tools replace the old ones only once it has imported: calls arriving meanwhile
   // find the old tools, and a failed import leaves them serving.
   const outcome = await loadPluginFile(file, registry, true, options)
@@ -123,4 +129,12 @@ export function watchHostPlugins(host: { log: Logger; registry: ToolRegistry; on
   })
   host.onClose(() => watcher.close())
   return watcher
+}
+
+function isEmpty(file: string): boolean {
+  try {
+    return statSync(file).size === 0
+  } catch {
+    return false // gone meanwhile: the import says so
+  }
 }

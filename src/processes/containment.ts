@@ -1,5 +1,5 @@
 import type { ProcessContainment } from '../config/types.js'
-import { bwrapProblem, findBwrap, type SandboxPlan } from './sandbox.js'
+import { bwrapProblem, findBwrap, sandboxArgv, type SandboxPlan } from './sandbox.js'
 
 /**
  * How every process a command starts is kept with it, so a kill or the host's close reaches even
@@ -54,6 +54,19 @@ export function decideContainment(setting: ProcessContainment, sandbox: SandboxP
  */
 export function containedArgv(command: string, cwd: string): string[] {
   return ['--dev-bind', '/', '/', '--proc', '/proc', '--unshare-pid', '--chdir', cwd, '--', '/bin/sh', '-c', command]
+}
+
+/**
+ * The program and arguments that run `command` in `cwd`: in the sandbox, else in a PID namespace
+ * of its own, else `/bin/sh -c` directly.
+ *
+ * @example
+ * launchArgv('make', '/ws', { background: false }) // ['/bin/sh', ['-c', 'make']]
+ */
+export function launchArgv(command: string, cwd: string, how: { background: boolean; sandbox?: SandboxPlan | undefined; contain?: { bwrap: string } | undefined }): [string, string[]] {
+  if (how.sandbox) return [how.sandbox.bwrap, sandboxArgv(how.sandbox, command, cwd, { background: how.background })]
+  if (how.contain) return [how.contain.bwrap, containedArgv(command, cwd)]
+  return ['/bin/sh', ['-c', command]]
 }
 
 const EVERY = 'every process a command starts stays with it, setsid and double forks included; kill and close end them all'

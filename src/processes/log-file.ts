@@ -21,6 +21,8 @@ export const MAX_LINE_BYTES = 4000
  * Follows a process's log file (the process writes it directly) into a rolling buffer, reading
  * what was appended since the last call in fixed-size chunks, so memory stays bounded however
  * large the file grows. Remembers sparse marks (byte offset, line) for paging old lines from disk.
+ * When the host gets the output as it is written (`push`, through the `tee` relay), the file is not
+ * read: the same bytes go to the buffer and the marks, and the file holds them as long as it can grow.
  *
  * @example
  * const tail = new LogTail('/ws/.toolhost/processes/proc_x.log', 200_000)
@@ -41,6 +43,7 @@ export class LogTail {
   #running: Promise<void> = Promise.resolve()
   #queued: Promise<void> | undefined
   #closed = false
+  #pushed = false
 
   constructor(file: string, capacity: number) {
     this.file = file
@@ -52,8 +55,22 @@ export class LogTail {
     return this.#position
   }
 
+  /**
+   * From now on the output comes through `push`, not from the file (which holds the same bytes, or
+   * fewer when it could not grow). Called before the first read.
+   */
+  followPushes(): void {
+    this.#pushed = true
+  }
+
+  /** Output as the process wrote it, handed over by the host (the relay): appended to the buffer at once. */
+  push(bytes: Buffer): void {
+    if (!this.#closed) this.#take(bytes)
+  }
+
   /** Reads everything appended to the file so far. Calls made while one runs share the next run. */
   catchUp(): Promise<void> {
+    if (this.#pushed) return Promise.resolve()
     if (this.#queued) return this.#queued
     const run = this.#running.then(() => {
       this.#queued = undefined
@@ -95,13 +112,16 @@ export class LogTail {
     }
     for (;;) {
       const { bytesRead } = await this.#handle.read(this.#chunk, 0, CHUNK_BYTES, this.#position)
-      if (bytesRead === 0 || this.#closed) return
-      const bytes = this.#chunk.subarray(0, bytesRead)
-      this.#mark()
-      this.#position += bytesRead
-      this.#newlines += countNewlineBytes(bytes)
-      this.buffer.append(this.#decoder.write(bytes))
+      if (bytesRead === 0 || this.#closed || this.#pushed) return
+      this.#take(this.#chunk.subarray(0, bytesRead))
     }
+  }
+
+  #take(bytes: Buffer): void {
+    this.#mark()
+    this.#position += bytes.length
+    this.#newlines += countNewlineBytes(bytes)
+    this.buffer.append(this.#decoder.write(bytes))
   }
 
   #mark(): void {

@@ -8,12 +8,13 @@ export const MAX_LOG_LINES = 5000
 /**
  * Lines `offset`..`offset + limit - 1` (1-based) of a followed log; without `offset`, the last
  * `limit` lines. Lines still in the rolling buffer come from memory, older ones from the file
- * (scanning from the nearest mark), and the page says which came from where.
+ * (scanning from the nearest mark), and the page says which came from where, and why the log
+ * itself may be short (`logProblem`: it could not grow, or be read).
  *
  * @example
  * await pageLog('proc_1', tail, { offset: 1, limit: 50 })
  */
-export async function pageLog(id: string, tail: LogTail, page: { offset?: number; limit?: number }): Promise<LogPage> {
+export async function pageLog(id: string, tail: LogTail, page: { offset?: number; limit?: number }, logProblem?: string): Promise<LogPage> {
   const limit = page.limit ?? DEFAULT_LOG_LINES
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LOG_LINES) throw new ToolhostError('E_ARGS_INVALID', `limit must be an integer from 1 to ${MAX_LOG_LINES}, got ${String(limit)}`)
   if (page.offset !== undefined && (!Number.isInteger(page.offset) || page.offset < 1)) throw new ToolhostError('E_ARGS_INVALID', `offset is a 1-based line number, got ${String(page.offset)}`)
@@ -44,6 +45,7 @@ export async function pageLog(id: string, tail: LogTail, page: { offset?: number
     fromMemory: rangeOf(memory),
     fromFile: rangeOf(file),
     missing: fileEnd < missingTo ? { from: fileEnd + 1, to: missingTo } : null,
+    ...(logProblem === undefined ? {} : { logProblem }),
   }
 }
 

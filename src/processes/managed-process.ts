@@ -1,13 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { closeSync, constants, mkdirSync, openSync, rmSync, statfsSync } from 'node:fs'
+import { closeSync, mkdirSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createDeferred } from '../contract/deferred.js'
 import type { ProcessInfo, ProcessStatus } from '../contract/process-service.js'
 import { LogTail } from './log-file.js'
-import { containedArgv } from './containment.js'
-import { commandProcesses, hasGroupMembers, isBwrapProcess, isOurGroup, MARKER_VARIABLE, readMarker } from './process-group.js'
-import { sandboxArgv, type SandboxPlan } from './sandbox.js'
+import { launchArgv } from './containment.js'
+import { logStoppedNote, lowDiskNote, openLogFile, OutputRelay } from './output-relay.js'
+import { commandProcesses, hasGroupMembers, isBwrapProcess, isOurGroup, MARKER_VARIABLE, signalCommand } from './process-group.js'
+import type { SandboxPlan } from './sandbox.js'
 import { processStartTime } from './start-time.js'
 
 /** What is needed to follow a process (spawned now or listed in a checkpoint). */
@@ -32,19 +33,24 @@ export interface SpawnSpec extends Omit<ProcessSpec, 'pid' | 'startTime' | 'sand
   sandbox?: SandboxPlan
   /** Without a sandbox: run in a PID namespace of its own through this bwrap (`containment.ts`). */
   contain?: { bwrap: string }
+  /** The `tee` that relays the output to the host as it is written (`output-relay.ts`); absent: the command writes its log alone. */
+  relay?: string
+  /** Opens the log file for appending (default: O_APPEND, never through a link); tests inject one that fails. */
+  openLog?: (file: string) => number
 }
 
 const TAIL_EVERY_MS = 200
 const LIVENESS_EVERY_MS = 250
-/** Below this many free bytes on the log's file system, an empty or short log is blamed on a full disk. */
-const LOW_DISK_BYTES = 1024 * 1024
 const KILL_WAIT_AFTER_SIGKILL_MS = 5000
+/** After the command ended, how long the relay may take to hand over the last output (it has it unless a process that escaped still holds the output open). */
+const RELAY_DRAIN_MS = 1000
 
 /**
  * One process the host follows: its own child (exit code and signal come from the 'exit' event) or
- * one adopted from a checkpoint (its exit code cannot be known). The process writes its stdout and
- * stderr, interleaved, straight into its log file, so it keeps running and logging if the host dies;
- * the host tails that file into a rolling buffer.
+ * one adopted from a checkpoint (its exit code cannot be known). Its stdout and stderr, interleaved,
+ * go into its log file through the `tee` relay, which copies them to the host's rolling buffer as
+ * they are written (so a log that cannot grow costs no output) and goes on logging if the host dies;
+ * without a relay (or once adopted) the process writes the log itself and the host tails the file.
  *
  * A command is its whole process group: it has ended only when the group has no live member left,
  * so `sleep 1000 & echo started` keeps running (with a note saying its shell exited) until the
@@ -76,6 +82,7 @@ export class ManagedProcess {
   #timer: NodeJS.Timeout | undefined
   #groupTimer: NodeJS.Timeout | undefined
   #killing: Promise<void> | undefined
+  #relay: OutputRelay | undefined
   readonly #ended = createDeferred<void>()
   readonly #leaderEnded = createDeferred<void>()
   readonly #onEnd: (process: ManagedProcess) => void
@@ -97,25 +104,29 @@ export class ManagedProcess {
     let fd: number
     try {
       mkdirSync(path.dirname(spec.log), { recursive: true })
-      // O_NOFOLLOW: a link planted at the log's name is refused, never written through.
-      fd = openSync(spec.log, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o666)
+      fd = (spec.openLog ?? openLogFile)(spec.log)
     } catch (error) {
       throw new Error(`could not open the log file ${spec.log} for the command's output: ${(error as Error).message}`)
     }
     let child: ChildProcess
     const spawnedAt = Date.now()
+    // What the relay hands over before the process object exists (nothing should: nothing awaits in between).
+    const early: Buffer[] = []
+    let failed: string | undefined
+    let deliver = (bytes: Buffer): void => void early.push(bytes)
+    let complain = (why: string): void => void (failed ??= why)
+    const relay = spec.relay ? OutputRelay.start(spec.relay, fd, (bytes) => deliver(bytes), (why) => complain(why)) : undefined
     try {
       const env = { ...spec.env, [MARKER_VARIABLE]: spec.marker }
-      const [file, args] = spec.sandbox
-        ? [spec.sandbox.bwrap, sandboxArgv(spec.sandbox, spec.command, spec.cwd, { background: spec.background })]
-        : spec.contain
-          ? [spec.contain.bwrap, containedArgv(spec.command, spec.cwd)]
-          : ['/bin/sh', ['-c', spec.command]]
-      // stdout and stderr share one append-mode descriptor: interleaved as written, no pipe to drain.
-      // detached: the child calls setsid(), so it leads a new session and group with no terminal.
-      child = spawn(file, args, { cwd: spec.cwd, env, detached: true, stdio: [spec.background ? 'pipe' : 'ignore', fd, fd] })
+      const [file, args] = launchArgv(spec.command, spec.cwd, spec)
+      // stdout and stderr share one append-mode descriptor (the log's, or the relay's input):
+      // interleaved as written. detached: the child calls setsid(), so it leads a new session and
+      // group with no terminal.
+      const out = relay ? relay.input : fd
+      child = spawn(file, args, { cwd: spec.cwd, env, detached: true, stdio: [spec.background ? 'pipe' : 'ignore', out, out] })
     } finally {
       closeSync(fd)
+      relay?.started()
     }
     if (child.pid === undefined) {
       const error = await new Promise<Error>((resolve) => child.once('error', resolve))
@@ -124,10 +135,18 @@ export class ManagedProcess {
     // Read before returning to the event loop: the child cannot have been reaped yet.
     const startTime = processStartTime(child.pid) ?? Date.now()
     // The environment and the sandbox plan are not kept: the checkpoint must never hold the secrets the environment may carry.
-    const { env: _env, marker, sandbox, contain: _contain, ...kept } = spec
+    const { env: _env, marker, sandbox, contain: _contain, relay: _relay, openLog: _openLog, ...kept } = spec
     const managed = new ManagedProcess({ ...kept, pid: child.pid, startTime, ...(sandbox ? { sandboxed: true } : {}) }, false, marker, capacity, onEnd)
     managed.#child = child
     managed.#spawnedAt = spawnedAt
+    if (relay) {
+      managed.#relay = relay
+      managed.tail.followPushes()
+      deliver = (bytes) => managed.tail.push(bytes)
+      complain = (why) => managed.#onLogFailure(why)
+      for (const bytes of early) deliver(bytes)
+      if (failed !== undefined) complain(failed)
+    }
     // 'exit', not 'close': a grandchild holding a descriptor must not delay the end.
     child.once('exit', (code, signal) => managed.#onLeaderExit(code, signal))
     child.stdin?.on('error', () => {})
@@ -183,6 +202,11 @@ export class ManagedProcess {
 
   get note(): string | undefined {
     return this.#note
+  }
+
+  /** Why its output may be missing or kept only in memory (the log file could not be written or read). */
+  get logProblem(): string | undefined {
+    return this.#logProblem
   }
 
   /** Resolves once every process of its group has ended and its log has been read to the end. */
@@ -264,6 +288,8 @@ export class ManagedProcess {
   release(): void {
     clearInterval(this.#timer)
     clearInterval(this.#groupTimer)
+    // The relay goes on appending to the log without the host.
+    this.#relay?.release()
     this.#child?.unref()
     const stdin = this.#child?.stdin as (NodeJS.WritableStream & { unref?: () => void }) | null | undefined
     stdin?.unref?.()
@@ -273,6 +299,7 @@ export class ManagedProcess {
   async dispose(deleteLog: boolean): Promise<void> {
     clearInterval(this.#timer)
     clearInterval(this.#groupTimer)
+    this.#relay?.release()
     await this.tail.close()
     if (deleteLog) rmSync(this.spec.log, { force: true })
   }
@@ -280,10 +307,10 @@ export class ManagedProcess {
   #catchUp(): Promise<void> {
     return this.tail.catchUp().then(
       () => {
-        if (this.#logProblem?.startsWith('the log file could not be read')) this.#logProblem = undefined
+        if (this.#logProblem?.startsWith('output may be missing: the log file could not be read')) this.#logProblem = undefined
       },
       (error: Error) => {
-        this.#logProblem = `the log file could not be read (${error.message}); output since then is missing from memory`
+        this.#logProblem = `output may be missing: the log file could not be read (${error.message}); output since then is missing from memory`
       },
     )
   }
@@ -327,23 +354,29 @@ export class ManagedProcess {
     clearInterval(this.#timer)
     clearInterval(this.#groupTimer)
     this.#child?.stdin?.destroy()
-    void this.#catchUp().finally(() => {
-      this.#checkDisk()
+    void this.#drain().finally(() => {
+      // Without the relay the process's own failed writes cannot be seen: a nearly full disk is the likely reason.
+      if (!this.#relay) this.#logProblem ??= lowDiskNote(this.spec.log)
       this.#ended.resolve()
       this.#onEnd(this)
     })
   }
 
-  // A process's own writes to its log cannot be watched; a nearly full disk is the likely reason
-  // for output that never arrived, so the result says so instead of a bare "(no output)".
-  #checkDisk(): void {
-    try {
-      const fs = statfsSync(path.dirname(this.spec.log))
-      const free = fs.bavail * fs.bsize
-      if (free < LOW_DISK_BYTES) this.#logProblem ??= `the log file could not grow: its disk has only ${free} bytes free (${path.dirname(this.spec.log)}), so output is likely missing`
-    } catch (error) {
-      this.#logProblem ??= `the log folder could not be checked (${(error as Error).message})`
-    }
+  // The last of the output: read from the log, or handed over by the relay once the command's
+  // processes have all closed their output (a process that escaped the command may hold it open:
+  // then what arrived within RELAY_DRAIN_MS).
+  async #drain(): Promise<void> {
+    const relay = this.#relay
+    if (!relay) return this.#catchUp()
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([relay.ended, new Promise<void>((resolve) => (timer = setTimeout(resolve, RELAY_DRAIN_MS)))])
+    clearTimeout(timer)
+  }
+
+  // The relay could not append to the log (a full disk): the output is still all in memory, and every
+  // reader (poll, log pages, the terminal's result) is told the log stopped short.
+  #onLogFailure(why: string): void {
+    this.#logProblem = logStoppedNote(this.spec.log, why, this.tail.buffer.capacity)
   }
 
   #signalGroup(signal: NodeJS.Signals): void {
@@ -353,22 +386,6 @@ export class ManagedProcess {
     // start time). Our own child's group: while the leader is unreaped or members remain, its id is
     // reserved and cannot name another group.
     if (this.adopted ? !isOurGroup(this.spec.pid, this.spec.startTime, this.#marker) : this.#leaderEnded.settled && !hasGroupMembers(this.spec.pid)) return
-    // First those that left the group (setsid) but not its tree, so they get the same chance to stop:
-    // inside a PID namespace that is every one of them (and SIGKILL to the group ends the namespace).
-    // Of an adopted group, only those that carry its marker.
-    for (const pid of commandProcesses(this.spec.pid).outside) {
-      if (this.adopted && readMarker(pid) !== this.#marker) continue
-      try {
-        process.kill(pid, signal)
-      } catch {
-        // ESRCH: it has just ended.
-      }
-    }
-    try {
-      process.kill(-this.spec.pid, signal)
-      this.#signalsSent.push(signal)
-    } catch {
-      // ESRCH: the group is already gone.
-    }
+    if (signalCommand(this.spec.pid, signal, this.adopted ? this.#marker : undefined)) this.#signalsSent.push(signal)
   }
 }

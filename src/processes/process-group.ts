@@ -164,3 +164,31 @@ export function isOurGroup(pid: number, startTime: number, marker: string): bool
   if (members.includes(pid) && processStartTime(pid) !== startTime) return false
   return members.some((member) => readMarker(member) === marker)
 }
+
+/**
+ * Sends `signal` to a command: first to every process that left its group but not its tree
+ * (`commandProcesses(…).outside`: inside a PID namespace, every such process; SIGKILL to the group
+ * then ends the namespace), so they get the same chance to stop, then to the group. With `marker`
+ * (an adopted group), only those that carry it. True when the group was signalled (it still existed).
+ *
+ * @example
+ * signalCommand(child.pid, 'SIGTERM') // true while the group lives
+ */
+export function signalCommand(pgid: number, signal: NodeJS.Signals, marker?: string): boolean {
+  // Never pid 0, 1 or a negative pid: kill(-1) would reach every process the user may signal.
+  if (!Number.isInteger(pgid) || pgid <= 1) return false
+  for (const pid of commandProcesses(pgid).outside) {
+    if (marker !== undefined && readMarker(pid) !== marker) continue
+    try {
+      process.kill(pid, signal)
+    } catch {
+      // ESRCH: it has just ended.
+    }
+  }
+  try {
+    process.kill(-pgid, signal)
+    return true
+  } catch {
+    return false // ESRCH: the group is already gone.
+  }
+}

@@ -10,6 +10,7 @@ import { completionOf, CompletionQueue, type ProcessCompletion } from './complet
 import { pageLog } from './log-page.js'
 import { ManagedProcess } from './managed-process.js'
 import { ProcessCheckpoint, type CheckpointedState } from './process-checkpoint.js'
+import { findRelayTee } from './output-relay.js'
 import { processMarker } from './process-group.js'
 import type { SandboxPlan } from './sandbox.js'
 import { resolveWorkingFolder } from './working-folder.js'
@@ -37,6 +38,13 @@ export interface ProcessRegistryOptions {
   contain?: { bwrap: string }
   /** One line on containment for `doctor`: how a command's processes are kept together, or why not. */
   containmentStatus?: string
+  /**
+   * Relay each command's output to the host through `tee` as it is written, so output a full disk
+   * keeps out of the log stays in memory (default true, where a `tee` that takes `-p` exists).
+   */
+  relayOutput?: boolean
+  /** Opens a command's log file for appending (default: never through a link); tests inject one that fails (ENOSPC). */
+  openLog?: (file: string) => number
 }
 
 export type ProcessEvent =
@@ -143,6 +151,7 @@ export class ProcessRegistry implements ProcessService {
           background: options.background ?? false,
           notify: options.notifyOnComplete ?? false,
           ...(this.options.sandbox ? { sandbox: this.options.sandbox } : this.options.contain ? { contain: this.options.contain } : {}),
+          ...this.#relay(),
         },
         this.options.bufferChars,
         (p) => this.#onEnd(p),
@@ -176,7 +185,8 @@ export class ProcessRegistry implements ProcessService {
    * without `offset`, the last `limit` lines. Lines no longer in memory are read from the log file.
    */
   async log(id: string, page: { offset?: number; limit?: number } = {}): Promise<LogPage> {
-    return pageLog(id, this.#get(id).tail, page)
+    const managed = this.#get(id)
+    return pageLog(id, managed.tail, page, managed.logProblem)
   }
 
   /**
@@ -289,6 +299,12 @@ export class ProcessRegistry implements ProcessService {
       throw new ToolhostError('E_NOT_FOUND', `no process with id ${JSON.stringify(id)}; known ids: ${known.join(', ') || '(none)'} (ended processes are forgotten after processes.retention_ms)`)
     }
     return managed
+  }
+
+  // How a new command's output reaches its log and the host (see ManagedProcess.spawn).
+  #relay(): { relay?: string; openLog?: (file: string) => number } {
+    const tee = this.options.relayOutput === false ? undefined : findRelayTee()
+    return { ...(tee ? { relay: tee } : {}), ...(this.options.openLog ? { openLog: this.options.openLog } : {}) }
   }
 
   #newId(): string {

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { defineTool } from '../contract/define-tool.js'
 import { describeThrown, ToolhostError } from '../contract/errors.js'
 import { knownSchemas, type KnownSchemas } from './known-schemas.js'
@@ -42,7 +43,10 @@ export class ToolRegistry {
   // A listener's fault must not undo a registration.
   readonly #listeners = new Listeners<void>(() => {})
   #sorted: RegistryEntry[] | undefined
-  #loadingFrom: string | undefined
+  // The plugin file whose import is running, for the code that import runs (and only that code: an
+  // async context, not a field, so a tool registered meanwhile by other code is never taken for the
+  // file's, staged with it, or dropped when its import fails). Given up once its load has failed.
+  readonly #loading = new AsyncLocalStorage<{ readonly source: string; givenUp: boolean }>()
   // A plugin file being (re)imported: its registrations wait here until the import has succeeded.
   #staging: { source: string; entries: Map<string, Entry>; compiler: SchemaCompiler } | undefined
   #version = 0
@@ -71,7 +75,9 @@ export class ToolRegistry {
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   register(spec: AnyTool | ToolSpec<any> | AnyPrompt | AnyResource, options: { source?: string } = {}): void {
-    const source = options.source ?? this.#loadingFrom
+    const loading = options.source === undefined ? this.#loading.getStore() : undefined
+    if (loading?.givenUp) throw new ToolhostError('E_PLUGIN_LOAD', `${loading.source}: this tool was registered after the file's load had failed or run out of time (plugins.import_timeout_ms); it is not taken`)
+    const source = options.source ?? loading?.source
     if (isPromptOrResource(spec)) return this.promptsAndResources.register(spec, source)
     let tool: AnyTool
     try {
@@ -130,15 +136,18 @@ export class ToolRegistry {
     const staging = { source, entries: new Map<string, Entry>(), compiler: new SchemaCompiler() }
     this.#staging = staging
     this.promptsAndResources.stage(source)
+    const loading = { source, givenUp: false }
     try {
-      await this.loadingFrom(source, load)
+      await this.#loading.run(loading, load)
       for (const name of staging.entries.keys()) {
         const taken = this.#entries.get(name)
         if (taken !== undefined && taken.source !== source) throw duplicateTool(name, taken.source, source)
       }
       this.promptsAndResources.checkStaged()
     } catch (error) {
-      // Nothing changes: the staged registrations give back the schemas they took.
+      // Nothing changes: the staged registrations give back the schemas they took, and what the
+      // import still registers later (it ran out of time; it cannot be stopped) is refused.
+      loading.givenUp = true
       for (const entry of staging.entries.values()) this.#schemas.release(entry)
       this.promptsAndResources.discardStaged()
       throw error
@@ -183,15 +192,12 @@ export class ToolRegistry {
     return entries.map((e) => e.tool.name)
   }
 
-  /** Runs `load` with `source` recorded as the file registering tools (used by the plugin loader). */
-  async loadingFrom<T>(source: string, load: () => Promise<T>): Promise<T> {
-    const previous = this.#loadingFrom
-    this.#loadingFrom = source
-    try {
-      return await load()
-    } finally {
-      this.#loadingFrom = previous
-    }
+  /**
+   * Runs `load` with `source` recorded as the file registering tools: for the code `load` runs (its
+   * async context), not for other code that registers tools meanwhile.
+   */
+  loadingFrom<T>(source: string, load: () => Promise<T>): Promise<T> {
+    return this.#loading.run({ source, givenUp: false }, load)
   }
 
   get(name: string): AnyTool | undefined {

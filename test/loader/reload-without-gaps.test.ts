@@ -5,8 +5,10 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
+import { createDeferred } from '../../src/contract/deferred.js'
+import { defineTool } from '../../src/contract/define-tool.js'
 import { createHost } from '../../src/host/create-host.js'
-import { loadPlugins } from '../../src/loader/load-plugins.js'
+import { loadPluginFile, loadPlugins } from '../../src/loader/load-plugins.js'
 import { reloadFile } from '../../src/loader/watch-plugins.js'
 import { silentLogger } from '../../src/contract/logger.js'
 import { registry } from '../../src/registry/registry.js'
@@ -76,5 +78,101 @@ describe('plugins.import_timeout_ms', () => {
     }])
     expect(registry.has('rg_never')).toBe(false)
     expect(registry.has('rg_fine')).toBe(true)
+  })
+})
+
+// Issue 24 #16 (a): under CPU load a call during a burst of hot reloads was answered "unknown tool".
+// The file being imported used to be a field of the registry, so while an import was under way (a
+// slow one: here held at a gate) every tool registered by other code was taken for that file's —
+// staged with it (missing until the import ended), then dropped with the file's next version — and
+// a timed-out import's late tools landed in the next file's reload. And a file caught between a
+// truncate and the write that follows was loaded as a version with no tools.
+describe('a reload swaps only its own file\'s tools, and only for a real version of the file', () => {
+  const gates = globalThis as unknown as Record<string, Promise<void> | (() => void) | undefined>
+  const slowVersion = (name: string, gate: string, entered: string, extra = ''): string => `import { defineTool, registry } from 'toolhost'
+globalThis.${entered}?.()
+await globalThis.${gate}
+try {
+  registry.register(defineTool({ name: '${name}', description: 'slow', parameters: { type: 'object' }, parallelSafe: true, handler: () => '${name} ran' }))
+} finally {
+  globalThis.${entered}Done?.()
+}
+${extra}
+`
+
+  test('a tool registered in code while a slow re-import is under way is registered at once, and stays through the file\'s next versions', async () => {
+    const file = path.join(dir, 'slow.mjs')
+    writeFileSync(file, slowVersion('rg_slow', 'rgGate', 'rgEntered'))
+    gates.rgGate = Promise.resolve()
+    expect((await reloadFile(file, registry))?.kind).toBe('loaded')
+    const host = await createHost({ root: dir, loadPlugins: false, log: silentLogger, config: { env_file: '', permissions: { mode: 'bypass' } } })
+    try {
+      // The re-import waits at its gate: the window a slow import (a loaded machine) leaves open.
+      const gate = createDeferred<void>()
+      const entered = createDeferred<void>()
+      gates.rgGate = gate.promise
+      gates.rgEntered = () => entered.resolve()
+      const reloading = reloadFile(file, registry)
+      await entered.promise
+      registry.register(defineTool({ name: 'rg_code', description: 'registered by the embedding code', parameters: { type: 'object' }, parallelSafe: true, handler: () => 'rg_code ran' }))
+      const during = await host.run([{ id: 'c', name: 'rg_code', arguments: {} }, { id: 's', name: 'rg_slow', arguments: {} }])
+      expect(during.map((r) => r.content)).toEqual(['rg_code ran', 'rg_slow ran'])
+      gate.resolve()
+      expect((await reloading)?.kind).toBe('reloaded')
+      expect(registry.namesFrom(file)).toEqual(['rg_slow'])
+      expect(registry.entry('rg_code')?.source).toBeUndefined()
+      // The file's next version (broken, then fine) never takes the code's tool with it.
+      writeFileSync(file, slowVersion('rg_slow', 'rgGate', 'rgEntered', "throw new Error('broken version')"))
+      expect((await reloadFile(file, registry))?.kind).toBe('failed')
+      writeFileSync(file, slowVersion('rg_slow', 'rgGate', 'rgEntered'))
+      expect((await reloadFile(file, registry))?.kind).toBe('reloaded')
+      const [after] = await host.run([{ id: 'c2', name: 'rg_code', arguments: {} }])
+      expect(after).toMatchObject({ ok: true, content: 'rg_code ran' })
+    } finally {
+      registry.unregister('rg_code')
+      await host.close()
+    }
+  })
+
+  test('an import that ran out of time cannot register into the file loaded after it', async () => {
+    const late = path.join(dir, 'late.mjs')
+    const next = path.join(dir, 'next.mjs')
+    writeFileSync(late, slowVersion('rg_late', 'rgLateGate', 'rgLateEntered'))
+    writeFileSync(next, slowVersion('rg_next', 'rgNextGate', 'rgNextEntered'))
+    const lateGate = createDeferred<void>()
+    const lateTried = createDeferred<void>()
+    const nextGate = createDeferred<void>()
+    const nextEntered = createDeferred<void>()
+    Object.assign(gates, { rgLateGate: lateGate.promise, rgLateEnteredDone: () => lateTried.resolve(), rgNextGate: nextGate.promise, rgNextEntered: () => nextEntered.resolve() })
+    // The time limit is the window here, not a pause: the late file is held at its gate past it.
+    expect(await loadPluginFile(late, registry, true, { importTimeoutMs: 200 })).toMatchObject({ ok: false, message: expect.stringContaining('did not finish loading within 200 ms') })
+    const loadingNext = loadPluginFile(next, registry, true, { importTimeoutMs: 20_000 })
+    await nextEntered.promise
+    // The late import goes on now, while `next` is being imported: its tool must not become next's.
+    lateGate.resolve()
+    await lateTried.promise
+    nextGate.resolve()
+    expect(await loadingNext).toEqual({ ok: true, tools: ['rg_next'] })
+    expect(registry.has('rg_late')).toBe(false)
+    expect(registry.namesFrom(next)).toEqual(['rg_next'])
+  })
+
+  test('a file caught empty between a truncate and its write keeps serving its tools; the write that follows replaces them', async () => {
+    const file = path.join(dir, 'truncated.mts')
+    const truncatable = (n: number): string => version(n).replaceAll("'rg_live'", "'rg_trunc'").replaceAll("'rg_twin'", "'rg_trunc_twin'").replace('rg-twin-schema', 'rg-trunc-schema')
+    writeFileSync(file, truncatable(1))
+    expect((await reloadFile(file, registry))?.kind).toBe('loaded')
+    const host = await createHost({ root: dir, loadPlugins: false, log: silentLogger, config: { env_file: '', permissions: { mode: 'bypass' } } })
+    try {
+      writeFileSync(file, '')
+      expect(await reloadFile(file, registry)).toEqual({ kind: 'failed', file, message: `${file} is empty (a writer between truncating and writing it, or a file emptied on purpose: delete it to remove its tools)`, kept: ['rg_trunc', 'rg_trunc_twin'] })
+      expect((await host.run([{ id: 'a', name: 'rg_trunc', arguments: {} }]))[0]).toMatchObject({ ok: true, content: 'v1' })
+      writeFileSync(file, truncatable(2))
+      expect((await reloadFile(file, registry))?.kind).toBe('reloaded')
+      expect((await host.run([{ id: 'b', name: 'rg_trunc', arguments: {} }]))[0]).toMatchObject({ ok: true, content: 'v2' })
+    } finally {
+      registry.unregisterSource(file)
+      await host.close()
+    }
   })
 })
