@@ -34,7 +34,9 @@ export const RESOURCE_TEMPLATES = [
 /**
  * Offers what toolhost has as MCP resources: saved over-long results (`toolhost://results/NAME`,
  * read through the workspace wall) and the output of its processes
- * (`toolhost://processes/ID/log`). A 2025 session's `resources/subscribe` on a running process's
+ * (`toolhost://processes/ID/log`). `servePromptsAndResources` answers `resources/list`,
+ * `resources/templates/list` and `resources/read` with these beside the plugins' resources
+ * (`listOwnResources`, `readOwnResource`); this registers the subscriptions. A 2025 session's `resources/subscribe` on a running process's
  * log sends `notifications/resources/updated` while it writes; any other URI is accepted and never
  * updates. A 2026 client subscribes through `subscriptions/listen` (`McpSessions.watchResourceList`
  * publishes every running process's updates; the SDK delivers each to the streams that asked).
@@ -52,9 +54,6 @@ export function serveResources(server: Server, host: Host, sessions: McpSessions
     previousClose?.()
   }
 
-  server.setRequestHandler('resources/list', async () => ({ resources: [...(await listResults(host)), ...listProcessLogs(host)] }))
-  server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: RESOURCE_TEMPLATES }))
-  server.setRequestHandler('resources/read', async (request) => ({ contents: [await readResource(host, request.params.uri)] }))
   server.setRequestHandler('resources/subscribe', async (request) => {
     const { uri } = request.params
     if (!subscriptions.has(uri)) {
@@ -73,6 +72,16 @@ export function serveResources(server: Server, host: Host, sessions: McpSessions
     return {}
   })
   sessions.watchResourceList(host)
+}
+
+/** Toolhost's own resources now: saved results, then process logs. */
+export async function listOwnResources(host: Host): Promise<Resource[]> {
+  return [...(await listResults(host)), ...listProcessLogs(host)]
+}
+
+/** True when `uri` is one of toolhost's own (`toolhost://results/…`, `toolhost://processes/…`). */
+export function isOwnResourceUri(uri: string): boolean {
+  return uri.startsWith(RESULTS) || uri.startsWith(PROCESSES)
 }
 
 async function listResults(host: Host): Promise<Resource[]> {
@@ -96,7 +105,8 @@ function listProcessLogs(host: Host): Resource[] {
   }))
 }
 
-async function readResource(host: Host, uri: string): Promise<{ uri: string; mimeType: string; text: string }> {
+/** Reads one of toolhost's own resources; anything else is `ResourceNotFoundError`. */
+export async function readOwnResource(host: Host, uri: string): Promise<{ uri: string; mimeType: string; text: string }> {
   if (uri.startsWith(RESULTS)) {
     const name = decodeURIComponent(uri.slice(RESULTS.length))
     if (!SAFE_NAME.test(name)) throw notFound(uri, 'not a saved result name')

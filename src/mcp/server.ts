@@ -4,7 +4,7 @@ import { serveStdio as serveStdioEras } from '@modelcontextprotocol/server/stdio
 import type { Host } from '../host/host.js'
 import type { McpLogLevel } from './call-events.js'
 import { MemoryApprovalLedger, type ApprovalLedger } from './approval-ledger.js'
-import { servePromptsAndResources } from './prompts-resources.js'
+import { PROMPT_RESOURCE_CAPABILITIES, servePromptsAndResources } from './prompts-resources.js'
 import { requestClient, type RequestClient } from './request-client.js'
 import { RequestStateSeal, stateKeyFromEnv } from './request-state.js'
 import { canElicit, McpSessions, PERSON_TOOLS } from './sessions.js'
@@ -54,7 +54,8 @@ export function sealFor(sessions: McpSessions, ledger: ApprovalLedger = new Memo
  * One MCP server instance over `host`, for either protocol revision: `tools/list` renders the
  * registry (plugin JSON Schemas as-is, with annotations, sorted by name), and every `tools/call` goes
  * through `host.run`, so calls of all clients share one online scheduler (see `answerToolCall`).
- * Saved results and process logs are offered as resources. On 2026-07-28 the SDK answers
+ * Saved results and process logs are offered as resources, beside the plugins' prompts, resources
+ * and completions (`servePromptsAndResources`). On 2026-07-28 the SDK answers
  * `server/discover`, checks the `_meta` envelope and the `Mcp-Method`/`Mcp-Name` headers, stamps
  * `resultType` and the cache hints, and serves `subscriptions/listen`. The instance registers itself
  * nowhere: whoever serves it adds it to `sessions` when it is a connection (not one HTTP request).
@@ -65,7 +66,7 @@ export function sealFor(sessions: McpSessions, ledger: ApprovalLedger = new Memo
  */
 export function createMcpServer(host: Host, sessions: McpSessions, options: McpServerOptions = {}): Server {
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged: true }, logging: {}, resources: { subscribe: true, listChanged: true } },
+    capabilities: { tools: { listChanged: true }, logging: {}, ...PROMPT_RESOURCE_CAPABILITIES },
     instructions: 'toolhost: workspace tools. Tool failures come back as results with isError and a code (E_…) saying what to fix.',
     cacheHints: {
       'tools/list': { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' },
@@ -100,8 +101,10 @@ export function createMcpServer(host: Host, sessions: McpSessions, options: McpS
 
 /**
  * Sends `notifications/tools/list_changed` to every session and 2026 listener after the registry
- * changes (plugins added, reloaded or removed; MCP client tools joining), coalescing a burst into
- * one notification. Returns a function that stops it.
+ * changes (plugins added, reloaded or removed; MCP client tools joining), and
+ * `notifications/prompts/list_changed` or `notifications/resources/list_changed` when plugin
+ * prompts or resources change; a 2026 client hears them through `subscriptions/listen`. A burst
+ * is coalesced into one notification per list. Returns a function that stops it.
  *
  * @example
  * const stop = notifyOnToolChanges(host, sessions)
@@ -109,13 +112,31 @@ export function createMcpServer(host: Host, sessions: McpSessions, options: McpS
  */
 export function notifyOnToolChanges(host: Host, sessions: McpSessions, debounceMs = 50): () => void {
   let timer: NodeJS.Timeout | undefined
-  const stop = host.registry.onChange(() => {
+  const pending = { tools: false, prompts: false, resources: false }
+  const schedule = (): void => {
     clearTimeout(timer)
-    timer = setTimeout(() => void sessions.notifyToolsChanged(), debounceMs)
+    timer = setTimeout(() => {
+      const { tools, prompts, resources } = pending
+      pending.tools = pending.prompts = pending.resources = false
+      if (tools) void sessions.notifyToolsChanged()
+      if (prompts) void sessions.notifyPromptsChanged()
+      if (resources) void sessions.notifyResourcesChanged()
+    }, debounceMs)
+  }
+  const stopTools = host.registry.onChange(() => {
+    pending.tools = true
+    schedule()
+  })
+  const stopCatalogue = host.registry.promptsAndResources.onListChanged((change) => {
+    if (!change.prompts && !change.resources) return
+    pending.prompts ||= change.prompts
+    pending.resources ||= change.resources
+    schedule()
   })
   return () => {
     clearTimeout(timer)
-    stop()
+    stopTools()
+    stopCatalogue()
   }
 }
 

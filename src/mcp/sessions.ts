@@ -127,6 +127,12 @@ export class McpSessions {
     return this.#toEach((server) => server.sendToolListChanged())
   }
 
+  /** Sends prompts/list_changed to every initialised session and 2026 listener. */
+  notifyPromptsChanged(): Promise<void> {
+    for (const notifier of this.#notifiers) notifier.promptsChanged()
+    return this.#toEach((server) => server.sendPromptListChanged())
+  }
+
   /** Sends resources/list_changed to every initialised session and 2026 listener. */
   notifyResourcesChanged(): Promise<void> {
     for (const notifier of this.#notifiers) notifier.resourcesChanged()

@@ -21,22 +21,7 @@ const NODE20_SHIM = path.join(REPO, 'test/fixtures/conformance/node20-fs-shim.mj
 /** `conformance list --server` in 0.1.16 names 32 server scenarios: a run with fewer lost some. */
 const SERVER_SCENARIOS = 32
 
-/**
- * The baseline, by reason. Waiting for plugin prompts and resources (definePrompt / defineResource,
- * built on another branch; their fixture plugins come with them): these pass once toolhost serves
- * the registry's prompts and resources. Not offered: sampling (deprecated in 2026-07-28).
- */
-const WAITING_FOR_PROMPTS_AND_RESOURCES = [
-  'completion-complete',
-  'resources-read-text',
-  'resources-read-binary',
-  'resources-templates-read',
-  'prompts-list',
-  'prompts-get-simple',
-  'prompts-get-with-args',
-  'prompts-get-embedded-resource',
-  'prompts-get-with-image',
-]
+/** The baseline, by reason. Not offered: sampling (deprecated in 2026-07-28). */
 const NOT_OFFERED = ['tools-call-sampling']
 
 interface Check {
@@ -80,7 +65,7 @@ test('every server scenario passes except the committed baseline (conformance 0.
     if (bad.length > 0) failing[scenario] = bad.map((c) => `${c.id}: ${c.errorMessage ?? c.status}`)
   }
   const baseline = (parse(readFileSync(BASELINE, 'utf8')) as { server: string[] }).server
-  expect([...baseline].sort()).toEqual([...WAITING_FOR_PROMPTS_AND_RESOURCES, ...NOT_OFFERED].sort())
+  expect([...baseline].sort()).toEqual([...NOT_OFFERED].sort())
 
   expect(scenarios).toHaveLength(SERVER_SCENARIOS)
   // On a mismatch this shows why each unexpected scenario failed.

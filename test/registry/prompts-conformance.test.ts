@@ -1,8 +1,9 @@
 /**
  * The official MCP conformance suite's prompt, resource and completion scenarios (conformance
- * 0.1.13) against the conformance fixture plugins (test/fixtures/conformance/plugins/prompts.ts,
+ * 0.1.16) against the conformance fixture plugins (test/fixtures/conformance/plugins/prompts.ts,
  * resources.ts) served through `answerMcpPromptsResources`, by a minimal stateless Streamable HTTP
- * server on the SDK: the answers and the fixtures pass before the MCP server wires them in.
+ * server on the SDK v1: the answers and the fixtures pass on their own, apart from the MCP server
+ * (test/mcp/conformance.test.ts runs them through `toolhost serve`).
  */
 import { execFile } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
@@ -30,7 +31,7 @@ import { registry } from '../../src/registry/registry.js'
 
 const REPO = path.resolve(import.meta.dirname, '../..')
 const CONFORMANCE_CLI = path.join(REPO, 'node_modules/@modelcontextprotocol/conformance/dist/index.js')
-// The suite (0.1.14+) imports fs.globSync (Node 22) at load: the shim gives Node 20 one.
+/** Conformance 0.1.14+ imports `fs.globSync` (Node 22) at load: the shim supplies it on Node 20. */
 const NODE20_SHIM = path.join(REPO, 'test/fixtures/conformance/node20-fs-shim.mjs')
 const FIXTURES = ['prompts.ts', 'resources.ts'].map((f) => path.join(REPO, 'test/fixtures/conformance/plugins', f))
 const SCENARIOS = [
