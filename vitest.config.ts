@@ -16,5 +16,10 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    // Test files run side by side on one machine, many with the repository as their host's root: with
+    // the default local store they would coordinate with each other (and a test's host calling another
+    // host on the same root would wait for itself). Each file gets this process's store unless it is
+    // about coordination, and then deletes this (test/store/, cross-host, the errors walk).
+    env: { TOOLHOST_STORE: 'memory' },
   },
 })

@@ -16,6 +16,8 @@ import { LocalStore } from '../../src/store/local-store.js'
 import type { ToolCall } from '../../src/contract/types.js'
 import { MemoryApprovalLedger } from '../../src/mcp/approval-ledger.js'
 import { callDigest, RequestStateSeal } from '../../src/mcp/request-state.js'
+// This file is about hosts coordinating through the local store: vitest.config.ts sets TOOLHOST_STORE=memory for the others.
+delete process.env['TOOLHOST_STORE']
 
 // The catalogue walk (avvio style): every code in src/contract/errors.ts has a meaning and a way to trigger
 // it here, through the real path that produces it. Deeper tests of each are named in `where`.

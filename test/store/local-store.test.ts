@@ -8,6 +8,8 @@ import type { Claim, HeldClaim, Lease } from '../../src/store/coordination-store
 import { LocalStore } from '../../src/store/local-store.js'
 import { HOST_TTL_MS, emptyState, type StoreState } from '../../src/store/store-state.js'
 import { describeStoreContract } from './store-contract.js'
+// This file is about hosts coordinating through the local store: vitest.config.ts sets TOOLHOST_STORE=memory for the others.
+delete process.env['TOOLHOST_STORE']
 
 const roots: string[] = []
 const stores: LocalStore[] = []

@@ -9,6 +9,8 @@ import { LocalStore } from '../../src/store/local-store.js'
 import { MemoryStore } from '../../src/store/memory-store.js'
 import { openStore } from '../../src/store/open-store.js'
 import { storeSetting } from '../../src/store/store-setting.js'
+// This file is about hosts coordinating through the local store: vitest.config.ts sets TOOLHOST_STORE=memory for the others.
+delete process.env['TOOLHOST_STORE']
 
 const dirs: string[] = []
 const scratch = (): string => {

@@ -13,6 +13,8 @@ import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest'
 import { HOST_TTL_MS } from '../../src/store/store-state.js'
 import { outputOf, REPO, TOOLHOST_CLI, type CliRun } from '../toolhost-cli.js'
+// This file is about hosts coordinating through the local store: vitest.config.ts sets TOOLHOST_STORE=memory for the others.
+delete process.env['TOOLHOST_STORE']
 
 const PLUGINS = path.join(REPO, 'test/fixtures/store/plugins')
 // Each process takes a second or two to start under tsx on a loaded machine.

@@ -17,6 +17,8 @@ import type { Wait } from '../../../src/dispatch/schedule/scheduler-types.js'
 import { registry } from '../../../src/registry/registry.js'
 import type { LocalStore } from '../../../src/store/local-store.js'
 import type { StoreState } from '../../../src/store/store-state.js'
+// This file is about hosts coordinating through the local store: vitest.config.ts sets TOOLHOST_STORE=memory for the others.
+delete process.env['TOOLHOST_STORE']
 
 const params = { type: 'object', properties: { path: { type: 'string' }, tag: { type: 'string' } }, required: ['tag'], additionalProperties: false }
 let root: string
