@@ -6,6 +6,7 @@ import { Listeners } from '../contract/listeners.js'
 import { isCaseInsensitiveFs } from '../workspace/paths.js'
 import type { Logger } from '../contract/types.js'
 import type { LogPage, ProcessInfo, ProcessService, SpawnOptions, WaitOutcome } from '../contract/process-service.js'
+import { CompletionClaims } from './completion-claims.js'
 import { completionOf, CompletionQueue, type ProcessCompletion } from './completions.js'
 import { pageLog } from './log-page.js'
 import { ManagedProcess } from './managed-process.js'
@@ -79,7 +80,10 @@ export class ProcessRegistry implements ProcessService {
     this.#listeners = new Listeners((error) => options.log?.warn(`a process event listener threw: ${(error as Error).message}`))
     this.#caseInsensitive = isCaseInsensitiveFs(options.root)
     this.#checkpoint = new ProcessCheckpoint(options)
-    this.#queue = new CompletionQueue(() => this.#save())
+    // Claimed before it is handed out: two hosts that both queued a completion deliver it once.
+    const claims = new CompletionClaims(options.dir, options.root)
+    claims.sweep(options.retentionMs)
+    this.#queue = new CompletionQueue(() => this.#save(), (id) => claims.claim(id))
     this.#state = { records: this.#records, queue: this.#queue, onEnd: (p) => this.#onEnd(p) }
   }
 
