@@ -41,9 +41,10 @@ export interface ProcessRegistryOptions {
   containmentStatus?: string
   /**
    * Relay each command's output to the host through `tee` as it is written, so output a full disk
-   * keeps out of the log stays in memory (default true, where a `tee` that takes `-p` exists).
+   * keeps out of the log stays in memory (default true, where a `tee` that takes `-p` exists; a
+   * path: that program, called as `tee -p -a /dev/fd/3`).
    */
-  relayOutput?: boolean
+  relayOutput?: boolean | string
   /** Opens a command's log file for appending (default: never through a link); tests inject one that fails (ENOSPC). */
   openLog?: (file: string) => number
 }
@@ -307,7 +308,8 @@ export class ProcessRegistry implements ProcessService {
 
   // How a new command's output reaches its log and the host (see ManagedProcess.spawn).
   #relay(): { relay?: string; openLog?: (file: string) => number } {
-    const tee = this.options.relayOutput === false ? undefined : findRelayTee()
+    const relay = this.options.relayOutput
+    const tee = relay === false ? undefined : typeof relay === 'string' ? relay : findRelayTee()
     return { ...(tee ? { relay: tee } : {}), ...(this.options.openLog ? { openLog: this.options.openLog } : {}) }
   }
 
