@@ -29,6 +29,7 @@ export class OutputRelay {
   private constructor(tee: ChildProcess, onData: (bytes: Buffer) => void, onProblem: (why: string) => void) {
     this.#tee = tee
     this.#input = tee.stdin!
+    this.#writerEnd = linkOf(this.#input)
     this.#copy = tee.stdout!
     this.#copy.on('data', onData)
     this.#copy.on('error', () => {})
@@ -106,7 +107,7 @@ export class OutputRelay {
    * writes into, then lets go of its own copy, so `tee` sees the end when the command's processes do.
    */
   started(pid: number | undefined): void {
-    if (pid !== undefined) {
+    if (this.#writerEnd === undefined && pid !== undefined) {
       try {
         this.#writerEnd = readlinkSync(`/proc/${pid}/fd/1`)
       } catch {
@@ -122,6 +123,19 @@ export class OutputRelay {
     this.#copy.destroy()
     this.#tee.stderr?.destroy()
     this.#tee.unref()
+  }
+}
+
+// The `/proc/self/fd` link of the host's own end of a pipe or socket (`socket:[123]`): the end the
+// command gets a copy of. Read through the handle's descriptor (Node's stream internals, on Unix);
+// undefined when that is not there.
+function linkOf(stream: Writable): string | undefined {
+  const fd = (stream as unknown as { _handle?: { fd?: unknown } })._handle?.fd
+  if (typeof fd !== 'number' || fd < 0) return undefined
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`)
+  } catch {
+    return undefined
   }
 }
 
