@@ -37,11 +37,12 @@ export function completionOf(managed: ManagedProcess): ProcessCompletion {
 
 /**
  * The queue of completions not yet delivered. `take()` and the iterators hand each completion out
- * once (the first taker wins); `onChange` runs after every change so the owner can persist the
- * queue (the process registry rewrites its checkpoint).
+ * once (the first taker wins), and only after `claim(id)` says this queue may (`CompletionClaims`:
+ * another host on the workspace may have delivered it; then it is dropped); `onChange` runs after
+ * every change so the owner can persist the queue (the process registry rewrites its checkpoint).
  *
  * @example
- * const queue = new CompletionQueue(() => save())
+ * const queue = new CompletionQueue(() => save(), (id) => claims.claim(id))
  * queue.push(completion)
  * for await (const c of queue.drain(signal)) console.log(c.id, c.exitCode)
  */
@@ -50,9 +51,11 @@ export class CompletionQueue {
   #waiters = new Set<() => void>()
   #closed = false
   readonly #onChange: () => void
+  readonly #claim: (id: string) => boolean
 
-  constructor(onChange: () => void = () => {}) {
+  constructor(onChange: () => void = () => {}, claim: (id: string) => boolean = () => true) {
     this.#onChange = onChange
+    this.#claim = claim
   }
 
   /** Completions waiting to be delivered, oldest first. */
@@ -73,10 +76,15 @@ export class CompletionQueue {
     for (const wake of [...this.#waiters]) wake()
   }
 
-  /** Removes and returns the oldest completion, or undefined. */
+  /**
+   * Removes and returns the oldest completion this queue may deliver, or undefined. One that another
+   * host claimed first is dropped on the way (it was delivered there).
+   */
   take(): ProcessCompletion | undefined {
-    const next = this.#items.shift()
-    if (next) this.#onChange()
+    if (this.#items.length === 0) return undefined
+    let next = this.#items.shift()
+    while (next !== undefined && !this.#claim(next.id)) next = this.#items.shift()
+    this.#onChange()
     return next
   }
 

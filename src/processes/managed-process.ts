@@ -42,8 +42,8 @@ export interface SpawnSpec extends Omit<ProcessSpec, 'pid' | 'startTime' | 'sand
 const TAIL_EVERY_MS = 200
 const LIVENESS_EVERY_MS = 250
 const KILL_WAIT_AFTER_SIGKILL_MS = 5000
-/** After the command ended, how long the relay may take to hand over the last output (it has it unless a process that escaped still holds the output open). */
-const RELAY_DRAIN_MS = 1000
+/** After the command ended, how long to wait for the relay's last output while a process that escaped the command still holds the output open. */
+export const RELAY_DRAIN_MS = 1000
 
 /**
  * One process the host follows: its own child (exit code and signal come from the 'exit' event) or
@@ -108,7 +108,7 @@ export class ManagedProcess {
     } catch (error) {
       throw new Error(`could not open the log file ${spec.log} for the command's output: ${(error as Error).message}`)
     }
-    let child: ChildProcess
+    let child: ChildProcess | undefined
     const spawnedAt = Date.now()
     // What the relay hands over before the process object exists (nothing should: nothing awaits in between).
     const early: Buffer[] = []
@@ -126,18 +126,20 @@ export class ManagedProcess {
       child = spawn(file, args, { cwd: spec.cwd, env, detached: true, stdio: [spec.background ? 'pipe' : 'ignore', out, out] })
     } finally {
       closeSync(fd)
-      relay?.started()
+      relay?.started(child?.pid)
     }
-    if (child.pid === undefined) {
-      const error = await new Promise<Error>((resolve) => child.once('error', resolve))
+    const started = child! // spawn threw otherwise
+    const pid = started.pid
+    if (pid === undefined) {
+      const error = await new Promise<Error>((resolve) => started.once('error', resolve))
       throw new Error(`could not start the command: ${error.message}`)
     }
     // Read before returning to the event loop: the child cannot have been reaped yet.
-    const startTime = processStartTime(child.pid) ?? Date.now()
+    const startTime = processStartTime(pid) ?? Date.now()
     // The environment and the sandbox plan are not kept: the checkpoint must never hold the secrets the environment may carry.
     const { env: _env, marker, sandbox, contain: _contain, relay: _relay, openLog: _openLog, ...kept } = spec
-    const managed = new ManagedProcess({ ...kept, pid: child.pid, startTime, ...(sandbox ? { sandboxed: true } : {}) }, false, marker, capacity, onEnd)
-    managed.#child = child
+    const managed = new ManagedProcess({ ...kept, pid, startTime, ...(sandbox ? { sandboxed: true } : {}) }, false, marker, capacity, onEnd)
+    managed.#child = started
     managed.#spawnedAt = spawnedAt
     if (relay) {
       managed.#relay = relay
@@ -148,8 +150,8 @@ export class ManagedProcess {
       if (failed !== undefined) complain(failed)
     }
     // 'exit', not 'close': a grandchild holding a descriptor must not delay the end.
-    child.once('exit', (code, signal) => managed.#onLeaderExit(code, signal))
-    child.stdin?.on('error', () => {})
+    started.once('exit', (code, signal) => managed.#onLeaderExit(code, signal))
+    started.stdin?.on('error', () => {})
     managed.#timer = setInterval(() => void managed.#catchUp(), TAIL_EVERY_MS).unref()
     return managed
   }
@@ -362,12 +364,14 @@ export class ManagedProcess {
     })
   }
 
-  // The last of the output: read from the log, or handed over by the relay once the command's
-  // processes have all closed their output (a process that escaped the command may hold it open:
-  // then what arrived within RELAY_DRAIN_MS).
+  // The last of the output: read from the log, or handed over by the relay, which ends once every
+  // process of the command has closed its output — however long a loaded machine takes. Only when
+  // a process that escaped the command (no containment) still holds it open is the wait bounded:
+  // then what arrived within RELAY_DRAIN_MS.
   async #drain(): Promise<void> {
     const relay = this.#relay
     if (!relay) return this.#catchUp()
+    if (!relay.isInputHeld()) return relay.ended
     let timer: NodeJS.Timeout | undefined
     await Promise.race([relay.ended, new Promise<void>((resolve) => (timer = setTimeout(resolve, RELAY_DRAIN_MS)))])
     clearTimeout(timer)

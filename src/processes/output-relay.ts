@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { constants, existsSync, lstatSync, openSync, statfsSync } from 'node:fs'
+import { constants, existsSync, lstatSync, openSync, readdirSync, readlinkSync, statfsSync } from 'node:fs'
 import path from 'node:path'
 import type { Readable, Writable } from 'node:stream'
 
@@ -22,10 +22,14 @@ export class OutputRelay {
   readonly #copy: Readable
   readonly #input: Writable
   readonly #ended: Promise<void>
+  // What the command writes into (`/proc/<pid>/fd/1`'s link, e.g. socket:[123]): whoever holds it
+  // open can still write; undefined when it could not be read.
+  #writerEnd: string | undefined
 
   private constructor(tee: ChildProcess, onData: (bytes: Buffer) => void, onProblem: (why: string) => void) {
     this.#tee = tee
     this.#input = tee.stdin!
+    this.#writerEnd = linkOf(this.#input)
     this.#copy = tee.stdout!
     this.#copy.on('data', onData)
     this.#copy.on('error', () => {})
@@ -71,8 +75,45 @@ export class OutputRelay {
     return this.#ended
   }
 
-  /** The command has its own copy of the input now: the host lets go of its own, so `tee` sees the end. */
-  started(): void {
+  /**
+   * Whether a process other than `tee` still holds the input open (it will write more, and `tee` has
+   * not seen the end): a process the command started that escaped it. When none does, `ended` is
+   * certain to come, however slow `tee` is. One scan of `/proc` (the relay runs only on Linux).
+   */
+  isInputHeld(): boolean {
+    const input = this.#writerEnd
+    if (input === undefined) return true // not known: assume the worst, the wait is bounded
+    for (const name of readdirSync('/proc')) {
+      if (!/^\d+$/.test(name) || Number(name) === process.pid) continue
+      let fds: string[]
+      try {
+        fds = readdirSync(`/proc/${name}/fd`)
+      } catch {
+        continue // ended, or not ours to read
+      }
+      for (const fd of fds) {
+        try {
+          if (readlinkSync(`/proc/${name}/fd/${fd}`) === input) return true
+        } catch {
+          // closed meanwhile
+        }
+      }
+    }
+    return false
+  }
+
+  /**
+   * The command (`pid`, when it started) has its own copy of the input now: the host notes what it
+   * writes into, then lets go of its own copy, so `tee` sees the end when the command's processes do.
+   */
+  started(pid: number | undefined): void {
+    if (this.#writerEnd === undefined && pid !== undefined) {
+      try {
+        this.#writerEnd = readlinkSync(`/proc/${pid}/fd/1`)
+      } catch {
+        // It has ended already: whoever it left holding its output is not known.
+      }
+    }
     this.#input.destroy()
   }
 
@@ -82,6 +123,19 @@ export class OutputRelay {
     this.#copy.destroy()
     this.#tee.stderr?.destroy()
     this.#tee.unref()
+  }
+}
+
+// The `/proc/self/fd` link of the host's own end of a pipe or socket (`socket:[123]`): the end the
+// command gets a copy of. Read through the handle's descriptor (Node's stream internals, on Unix);
+// undefined when that is not there.
+function linkOf(stream: Writable): string | undefined {
+  const fd = (stream as unknown as { _handle?: { fd?: unknown } })._handle?.fd
+  if (typeof fd !== 'number' || fd < 0) return undefined
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`)
+  } catch {
+    return undefined
   }
 }
 

@@ -6,6 +6,7 @@ import { Listeners } from '../contract/listeners.js'
 import { isCaseInsensitiveFs } from '../workspace/paths.js'
 import type { Logger } from '../contract/types.js'
 import type { LogPage, ProcessInfo, ProcessService, SpawnOptions, WaitOutcome } from '../contract/process-service.js'
+import { CompletionClaims } from './completion-claims.js'
 import { completionOf, CompletionQueue, type ProcessCompletion } from './completions.js'
 import { pageLog } from './log-page.js'
 import { ManagedProcess } from './managed-process.js'
@@ -40,9 +41,10 @@ export interface ProcessRegistryOptions {
   containmentStatus?: string
   /**
    * Relay each command's output to the host through `tee` as it is written, so output a full disk
-   * keeps out of the log stays in memory (default true, where a `tee` that takes `-p` exists).
+   * keeps out of the log stays in memory (default true, where a `tee` that takes `-p` exists; a
+   * path: that program, called as `tee -p -a /dev/fd/3`).
    */
-  relayOutput?: boolean
+  relayOutput?: boolean | string
   /** Opens a command's log file for appending (default: never through a link); tests inject one that fails (ENOSPC). */
   openLog?: (file: string) => number
 }
@@ -79,7 +81,10 @@ export class ProcessRegistry implements ProcessService {
     this.#listeners = new Listeners((error) => options.log?.warn(`a process event listener threw: ${(error as Error).message}`))
     this.#caseInsensitive = isCaseInsensitiveFs(options.root)
     this.#checkpoint = new ProcessCheckpoint(options)
-    this.#queue = new CompletionQueue(() => this.#save())
+    // Claimed before it is handed out: two hosts that both queued a completion deliver it once.
+    const claims = new CompletionClaims(options.dir, options.root)
+    claims.sweep(options.retentionMs)
+    this.#queue = new CompletionQueue(() => this.#save(), (id) => claims.claim(id))
     this.#state = { records: this.#records, queue: this.#queue, onEnd: (p) => this.#onEnd(p) }
   }
 
@@ -303,7 +308,8 @@ export class ProcessRegistry implements ProcessService {
 
   // How a new command's output reaches its log and the host (see ManagedProcess.spawn).
   #relay(): { relay?: string; openLog?: (file: string) => number } {
-    const tee = this.options.relayOutput === false ? undefined : findRelayTee()
+    const relay = this.options.relayOutput
+    const tee = relay === false ? undefined : typeof relay === 'string' ? relay : findRelayTee()
     return { ...(tee ? { relay: tee } : {}), ...(this.options.openLog ? { openLog: this.options.openLog } : {}) }
   }
 

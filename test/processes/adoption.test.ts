@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
 import { readCheckpoint, writeCheckpoint } from '../../src/processes/checkpoint.js'
@@ -172,5 +172,56 @@ describe('checkpoint and adoption', () => {
     expect(registry.list()).toEqual([])
     expect(warnings.join('\n')).toMatch(/not valid JSON/)
     expect(readFileSync(options.checkpoint, 'utf8')).toBe('{ not json')
+  })
+})
+
+// Issue 24 #16 (b): two hosts starting together on one root delivered one completion twice. Which
+// host queues a completion is decided from the checkpoint (under its lock; a lock held past its
+// stale limit on a loaded machine is broken), so both can queue it; delivery claims it first, one
+// O_EXCL step only one host wins. The window is widened here: the second registry reads the
+// checkpoint as it was before the first wrote its claim of ownership (a pause between reading and
+// claiming), so both hold the completion.
+describe('a completion two hosts both hold is delivered once', () => {
+  test('both registries queued it; one delivers it, the other drops it, and no one holds it after', async () => {
+    const root = kit.tempRoot()
+    const options = kit.options(root)
+    const first = await kit.open(root)
+    const { id } = await first.spawn('echo done', { notifyOnComplete: true })
+    await first.wait(id)
+    await eventually(() => first.pendingCompletions.length === 1)
+    await first.close()
+    const unclaimed = readFileSync(options.checkpoint, 'utf8')
+
+    const a = await kit.open(root)
+    writeFileSync(options.checkpoint, unclaimed) // what b reads: a has read it, and not yet written its claim
+    const b = await kit.open(root)
+    expect([a.pendingCompletions.map((c) => c.id), b.pendingCompletions.map((c) => c.id)]).toEqual([[id], [id]])
+
+    const controller = new AbortController()
+    const fromA = a.completions(controller.signal).next()
+    const fromB = b.completions(controller.signal).next()
+    const delivered = await Promise.race([fromA, fromB])
+    expect(delivered).toEqual({ done: false, value: expect.objectContaining({ id, tail: 'done\n' }) })
+    // The other dropped it on the way and waits for more; nothing is left to deliver anywhere.
+    expect([...a.pendingCompletions, ...b.pendingCompletions]).toEqual([])
+    controller.abort()
+    const results = await Promise.all([fromA, fromB])
+    expect(results.filter((r) => !r.done)).toHaveLength(1)
+    expect(readCheckpoint(options.checkpoint).completions).toEqual([])
+  })
+
+  test('claims older than processes.retention_ms are swept when a registry opens', async () => {
+    const root = kit.tempRoot()
+    const options = kit.options(root)
+    const old = path.join(options.dir, 'proc_0a1b.delivered')
+    const recent = path.join(options.dir, 'proc_2c3d.delivered')
+    const mine = path.join(options.dir, 'notes.delivered')
+    mkdirSync(options.dir, { recursive: true })
+    for (const file of [old, recent, mine]) writeFileSync(file, '')
+    const longAgo = new Date(Date.now() - options.retentionMs - 60_000)
+    utimesSync(old, longAgo, longAgo)
+    utimesSync(mine, longAgo, longAgo)
+    await kit.open(root)
+    expect([existsSync(old), existsSync(recent), existsSync(mine)]).toEqual([false, true, true])
   })
 })
