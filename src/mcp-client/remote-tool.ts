@@ -3,6 +3,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Tool as RemoteTool } from '@modelcontextprotocol/sdk/types.js'
 import type { McpServerConfig } from '../config/types.js'
 import { defineTool } from '../contract/define-tool.js'
+import { DELEGATES } from '../store/claims.js'
 import { describeThrown, isToolhostError, ToolhostError } from '../contract/errors.js'
 import type { JsonSchema, ScopeEntry, ToolContext, ToolSpec } from '../contract/types.js'
 import type { RemoteToolHost } from './client-host.js'
@@ -96,6 +97,7 @@ export function registerRemote(host: RemoteToolHost, remote: RemoteServer, tool:
     host.log.warn(`mcp server ${remote.server}: ${note}`)
     const { outputSchema: _dropped, ...bare } = spec
     host.registry.register(defineTool({ ...bare, parameters: { type: 'object' }, description: `${spec.description}\n(Input schema: ${JSON.stringify(inputSchema)})` }), { source })
+    markDelegating(host, spec.name)
   }
   remote.names.set(name, tool.name)
 }
@@ -104,6 +106,7 @@ export function registerRemote(host: RemoteToolHost, remote: RemoteServer, tool:
 function tryRegister(host: RemoteToolHost, spec: ToolSpec, source: string, remote: RemoteServer, note?: string): boolean {
   try {
     host.registry.register(defineTool(spec), { source })
+    markDelegating(host, spec.name)
     if (note) {
       remote.problems.push(`${spec.name}: ${note}`)
       host.log.info(`mcp server ${remote.server}: ${spec.name}: ${note}`)
@@ -115,6 +118,14 @@ function tryRegister(host: RemoteToolHost, spec: ToolSpec, source: string, remot
     host.log.error(`mcp server ${remote.server}: tool ${spec.name} not registered: ${describeThrown(error)}`)
     return true
   }
+}
+
+// The server claims what its calls touch (a toolhost on the same root, through the shared store):
+// a claim here too would have this host's call wait for its own call there. Marked on the registered
+// tool itself: registering rebuilds a tool from its known fields.
+function markDelegating(host: RemoteToolHost, name: string): void {
+  const registered = host.registry.get(name)
+  if (registered !== undefined) Object.defineProperty(registered, DELEGATES, { value: true })
 }
 
 /** `path` / `paths` arguments as reads (or writes), when the schema has them. */

@@ -43,7 +43,7 @@ export class StateFile implements StateBackend {
   readonly #lock: string
   readonly #log: Logger
   readonly #machine = os.hostname()
-  readonly #queue: Array<{ fn: (state: StoreState, now: number) => { value: unknown; changed: boolean }; resolve: (value: unknown) => void; reject: (error: unknown) => void }> = []
+  readonly #queue: Array<{ fn: (state: StoreState, now: number) => { value: unknown; changed: boolean; removeIfEmpty?: boolean }; resolve: (value: unknown) => void; reject: (error: unknown) => void }> = []
   #draining = false
 
   constructor(root: string, dir: string, log: Logger) {
@@ -55,7 +55,7 @@ export class StateFile implements StateBackend {
     this.#log = log
   }
 
-  transact<T>(fn: (state: StoreState, now: number) => { value: T; changed: boolean }): Promise<T> {
+  transact<T>(fn: (state: StoreState, now: number) => { value: T; changed: boolean; removeIfEmpty?: boolean }): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ fn, resolve: resolve as (value: unknown) => void, reject })
       if (!this.#draining) void this.#drain()
@@ -76,17 +76,20 @@ export class StateFile implements StateBackend {
           const state = this.#read()
           const now = Date.now()
           let changed = pruneState(state, now, (host) => this.#isGone(host))
+          let removeIfEmpty = false
           const results: Array<() => void> = []
           for (const op of batch) {
             try {
               const result = op.fn(state, now)
               changed ||= result.changed
+              removeIfEmpty ||= result.removeIfEmpty === true
               results.push(() => op.resolve(result.value))
             } catch (error) {
               results.push(() => op.reject(error))
             }
           }
-          if (changed) this.#write(state)
+          if (removeIfEmpty && isEmptyState(state)) rmSync(this.#file, { force: true })
+          else if (changed) this.#write(state)
           for (const settle of results) settle()
         } catch (error) {
           for (const op of batch) op.reject(error)
@@ -99,17 +102,16 @@ export class StateFile implements StateBackend {
     }
   }
 
-  /** Removes the state file (inside the lock) when nothing is left in it, then the folders left empty. */
-  async removeIfEmpty(): Promise<void> {
-    const release = await this.#acquire()
-    let empty = false
-    try {
-      empty = isEmptyState(this.#read())
-      if (empty) rmSync(this.#file, { force: true })
-    } finally {
-      await release().catch(() => undefined)
-    }
-    if (!empty) return
+  /**
+   * Runs `fn` (a host leaving), then removes the state file inside the same lock when nothing is
+   * left in it, and the folders left empty after it.
+   */
+  async leave(fn: (state: StoreState) => void): Promise<void> {
+    const emptied = await this.transact((state) => {
+      fn(state)
+      return { value: isEmptyState(state), changed: true, removeIfEmpty: true }
+    })
+    if (!emptied) return
     // Folders go only when empty (another host may be making its own there right now: rmdir fails then).
     for (const folder of [this.#dir, path.dirname(this.#dir)]) {
       if (folder === this.#root || !folder.startsWith(this.#root + path.sep)) break
