@@ -4,6 +4,7 @@ import { argumentLimitsOf } from '../dispatch/admit/argument-limits.js'
 import { CallContext, type LogReporter, type SharedContext } from '../dispatch/execute/call-context.js'
 import { executeCall, type Execution } from '../dispatch/execute/execute-call.js'
 import type { Footprint } from '../dispatch/admit/footprint.js'
+import { claimsAcrossHosts } from '../store/claims.js'
 import { authoriserFailed, decideHeld, NO_DECISION, openHeld, type HeldCall } from '../dispatch/admit/held-calls.js'
 import { planModeWaits } from '../dispatch/schedule/plan.js'
 import type { ResultShaper } from '../dispatch/results/result-shaper.js'
@@ -134,7 +135,7 @@ export class HostAdmission {
         return
       }
       const args = decision.args
-      const call: SchedulableCall = { id: item.call.id, footprint: this.#host.footprintOf(item.tool, args), start: this.#starter(item, args), profile: this.#scheduler.profileOf(item.tool.name, item.tool.toolset) }
+      const call: SchedulableCall = { id: item.call.id, footprint: this.#host.footprintOf(item.tool, args), start: this.#starter(item, args), profile: this.#scheduler.profileOf(item.tool.name, item.tool.toolset), ...(claimsAcrossHosts(item.tool) ? {} : { crossHost: false }) }
       if (decision.gate) call.gate = decision.gate
       if (listening) this.#announce(item, call, batch, args)
       scheduledItems.push(item)
@@ -174,7 +175,7 @@ export class HostAdmission {
     const footprintOf = (tool: AnyTool, args: Record<string, unknown>): Footprint => this.#host.footprintOf(tool, args)
     const listening = this.#events.isListening
     const open = (h: HeldCall, decision: AuthoriseDecision | ToolError): ReturnType<typeof openHeld> => (listening ? this.#openAnnounced(h, decision, footprintOf) : openHeld(h, decision, footprintOf))
-    const toSchedule = held.map((h, k): SchedulableCall => ({ id: h.item.call.id, footprint: h.footprint, gate: decided.then((all) => open(h, all[k]!)), start: this.#heldStarter(h), profile: this.#scheduler.profileOf(h.item.tool.name, h.item.tool.toolset) }))
+    const toSchedule = held.map((h, k): SchedulableCall => ({ id: h.item.call.id, footprint: h.footprint, gate: decided.then((all) => open(h, all[k]!)), start: this.#heldStarter(h), profile: this.#scheduler.profileOf(h.item.tool.name, h.item.tool.toolset), ...(claimsAcrossHosts(h.item.tool) ? {} : { crossHost: false }) }))
     // Held while availability and permission are decided: listeners see 'check', then how it came out.
     if (listening) held.forEach((h, k) => this.#events.emit({ type: 'admitted', id: h.item.call.id, name: h.item.tool.name, batch, at: this.#now(), footprint: toSchedule[k]!.footprint.kind, permission: 'check', arguments: h.args }))
     const outcomes = this.#submit(toSchedule, staged, options)

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import type { Client, Tool as RemoteTool } from '@modelcontextprotocol/client'
 import type { McpServerConfig } from '../config/types.js'
 import { defineTool } from '../contract/define-tool.js'
+import { DELEGATES } from '../store/claims.js'
 import { describeThrown, isToolhostError, ToolhostError } from '../contract/errors.js'
 import type { JsonSchema, ScopeEntry, ToolContext, ToolSpec } from '../contract/types.js'
 import type { RemoteToolHost } from './client-host.js'
@@ -95,6 +96,7 @@ export function registerRemote(host: RemoteToolHost, remote: RemoteServer, tool:
     host.log.warn(`mcp server ${remote.server}: ${note}`)
     const { outputSchema: _dropped, ...bare } = spec
     host.registry.register(defineTool({ ...bare, parameters: { type: 'object' }, description: `${spec.description}\n(Input schema: ${JSON.stringify(inputSchema)})` }), { source })
+    markDelegating(host, spec.name)
   }
   remote.names.set(name, tool.name)
 }
@@ -103,6 +105,7 @@ export function registerRemote(host: RemoteToolHost, remote: RemoteServer, tool:
 function tryRegister(host: RemoteToolHost, spec: ToolSpec, source: string, remote: RemoteServer, note?: string): boolean {
   try {
     host.registry.register(defineTool(spec), { source })
+    markDelegating(host, spec.name)
     if (note) {
       remote.problems.push(`${spec.name}: ${note}`)
       host.log.info(`mcp server ${remote.server}: ${spec.name}: ${note}`)
@@ -114,6 +117,14 @@ function tryRegister(host: RemoteToolHost, spec: ToolSpec, source: string, remot
     host.log.error(`mcp server ${remote.server}: tool ${spec.name} not registered: ${describeThrown(error)}`)
     return true
   }
+}
+
+// The server claims what its calls touch (a toolhost on the same root, through the shared store):
+// a claim here too would have this host's call wait for its own call there. Marked on the registered
+// tool itself: registering rebuilds a tool from its known fields.
+function markDelegating(host: RemoteToolHost, name: string): void {
+  const registered = host.registry.get(name)
+  if (registered !== undefined) Object.defineProperty(registered, DELEGATES, { value: true })
 }
 
 /** `path` / `paths` arguments as reads (or writes), when the schema has them. */

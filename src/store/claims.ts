@@ -45,3 +45,20 @@ export function claimConflict(held: Claim, wanted: Claim, heldCall: string, host
 function verb(access: Access): string {
   return access === 'read' ? 'reads' : 'writes'
 }
+
+/**
+ * Marks a tool whose calls delegate to another server (an MCP server's tools): such a call claims
+ * nothing across hosts. The server claims what it touches itself when it is a host of the same root,
+ * and a call of this host waiting on its own call there would wait for good.
+ */
+export const DELEGATES = Symbol.for('toolhost.delegates')
+
+/**
+ * True unless the tool delegates its calls to another server (`DELEGATES`).
+ *
+ * @example
+ * claimsAcrossHosts(registry.get('mcp_files_read')!) // false
+ */
+export function claimsAcrossHosts(tool: object): boolean {
+  return (tool as Record<symbol, unknown>)[DELEGATES] !== true
+}

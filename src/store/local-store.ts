@@ -6,7 +6,7 @@ import { readStateFile } from '../workspace/state-files.js'
 import type { AcquireOptions, Lease, LeaseRequest, RateOptions, RateTicket, SharedRateRule } from './coordination-store.js'
 import { StateFile } from './state-file.js'
 import { StateStore, newId } from './state-store.js'
-import { addRateHistory, RENEW_EVERY_MS, type StoreState } from './store-state.js'
+import { addRateHistory, dropHost, RENEW_EVERY_MS, type StoreState } from './store-state.js'
 
 /** Starts and places a host took under a rate rule while it was alone (published when another joins). */
 interface AloneRate {
@@ -88,14 +88,7 @@ export class LocalStore extends StateStore {
     this.#watcher?.close()
     if (!this.#joined) return
     try {
-      await this.run((state) => {
-        delete state.hosts[this.hostId]
-        state.leases = state.leases.filter((l) => l.host !== this.hostId)
-        state.waiters = state.waiters.filter((w) => w.host !== this.hostId)
-        for (const entry of Object.values(state.rates)) entry.holders = entry.holders.filter((h) => h.host !== this.hostId)
-        return { value: undefined, changed: true }
-      })
-      await this.#file.removeIfEmpty()
+      await this.#file.leave((state) => dropHost(state, this.hostId))
     } catch (error) {
       this.log.warn(`leaving the coordination store at ${this.where} failed (this host's entry lapses by itself): ${describeThrown(error)}`)
     }

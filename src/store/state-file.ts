@@ -6,29 +6,20 @@ import path from 'node:path'
 import type { Logger } from '../contract/types.js'
 import { readStateFile, stateFolderProblem } from '../workspace/state-files.js'
 import type { StateBackend } from './state-store.js'
+import { tryLockFolder, unlockFolder } from './folder-lock.js'
 import { emptyState, isEmptyState, pruneState, type HostEntry, type StoreState } from './store-state.js'
 
 // Thousands of leases take well under this; a larger file is not one a host wrote.
 const MAX_STATE_BYTES = 8 << 20
 // A holder keeps the lock for a transaction (a read and a rename); one that died holding it is
-// passed over after LOCK_STALE_MS (proper-lockfile refreshes a held lock's mtime meanwhile).
+// passed over after LOCK_STALE_MS.
 const LOCK_STALE_MS = 2000
 // Past this, a lock still held by a live holder is a fault of the store (E_STORE_UNAVAILABLE).
 const LOCK_WAIT_MS = 10_000
 
-type Lockfile = typeof import('proper-lockfile')
-let lockfileModule: Lockfile | undefined
-
-// Loaded on the first transaction (not at start-up), then kept: a dynamic import per transaction
-// cost more than the transaction itself.
-async function loadLockfile(): Promise<Lockfile> {
-  return (lockfileModule ??= (await import('proper-lockfile')).default)
-}
-
 /**
  * The local store's state: `state.json` in a folder under the root (`.toolhost/store/`), read and
- * rewritten whole inside a lock (proper-lockfile: a lock folder made with mkdir, stale after 2 s
- * without its holder's refresh). Written to a new file and renamed over, so a reader never sees
+ * rewritten whole inside a lock (`folder-lock.ts`: a folder made with mkdir, stale after 2 s). Written to a new file and renamed over, so a reader never sees
  * half of it; never read or written through a link planted on the way (`state-files.ts`).
  *
  * @example
@@ -43,7 +34,7 @@ export class StateFile implements StateBackend {
   readonly #lock: string
   readonly #log: Logger
   readonly #machine = os.hostname()
-  readonly #queue: Array<{ fn: (state: StoreState, now: number) => { value: unknown; changed: boolean }; resolve: (value: unknown) => void; reject: (error: unknown) => void }> = []
+  readonly #queue: Array<{ fn: (state: StoreState, now: number) => { value: unknown; changed: boolean; removeIfEmpty?: boolean }; resolve: (value: unknown) => void; reject: (error: unknown) => void }> = []
   #draining = false
 
   constructor(root: string, dir: string, log: Logger) {
@@ -55,7 +46,7 @@ export class StateFile implements StateBackend {
     this.#log = log
   }
 
-  transact<T>(fn: (state: StoreState, now: number) => { value: T; changed: boolean }): Promise<T> {
+  transact<T>(fn: (state: StoreState, now: number) => { value: T; changed: boolean; removeIfEmpty?: boolean }): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ fn, resolve: resolve as (value: unknown) => void, reject })
       if (!this.#draining) void this.#drain()
@@ -76,17 +67,20 @@ export class StateFile implements StateBackend {
           const state = this.#read()
           const now = Date.now()
           let changed = pruneState(state, now, (host) => this.#isGone(host))
+          let removeIfEmpty = false
           const results: Array<() => void> = []
           for (const op of batch) {
             try {
               const result = op.fn(state, now)
               changed ||= result.changed
+              removeIfEmpty ||= result.removeIfEmpty === true
               results.push(() => op.resolve(result.value))
             } catch (error) {
               results.push(() => op.reject(error))
             }
           }
-          if (changed) this.#write(state)
+          if (removeIfEmpty && isEmptyState(state)) rmSync(this.#file, { force: true })
+          else if (changed) this.#write(state)
           for (const settle of results) settle()
         } catch (error) {
           for (const op of batch) op.reject(error)
@@ -99,17 +93,16 @@ export class StateFile implements StateBackend {
     }
   }
 
-  /** Removes the state file (inside the lock) when nothing is left in it, then the folders left empty. */
-  async removeIfEmpty(): Promise<void> {
-    const release = await this.#acquire()
-    let empty = false
-    try {
-      empty = isEmptyState(this.#read())
-      if (empty) rmSync(this.#file, { force: true })
-    } finally {
-      await release().catch(() => undefined)
-    }
-    if (!empty) return
+  /**
+   * Runs `fn` (a host leaving), then removes the state file inside the same lock when nothing is
+   * left in it, and the folders left empty after it.
+   */
+  async leave(fn: (state: StoreState) => void): Promise<void> {
+    const emptied = await this.transact((state) => {
+      fn(state)
+      return { value: isEmptyState(state), changed: true, removeIfEmpty: true }
+    })
+    if (!emptied) return
     // Folders go only when empty (another host may be making its own there right now: rmdir fails then).
     for (const folder of [this.#dir, path.dirname(this.#dir)]) {
       if (folder === this.#root || !folder.startsWith(this.#root + path.sep)) break
@@ -121,31 +114,25 @@ export class StateFile implements StateBackend {
     }
   }
 
-  // The lock, taken synchronously (proper-lockfile's lockSync: no promise chain per attempt) and
-  // tried again after a short pause while another host holds it. Released by the returned function.
+  // The lock, tried again after a short pause while another host holds it. Released by the
+  // returned function.
   async #acquire(): Promise<() => Promise<void>> {
     const problem = stateFolderProblem(this.#root, this.#file)
     if (problem !== undefined) throw new Error(problem)
-    const lockfile = await loadLockfile()
     const deadline = Date.now() + LOCK_WAIT_MS
     let pause = 1
     for (;;) {
       try {
-        const unlock = lockfile.lockSync(this.#dir, {
-          lockfilePath: this.#lock,
-          realpath: false,
-          stale: LOCK_STALE_MS,
-          onCompromised: (error) => this.#log.warn(`the coordination store's lock ${this.#lock} was taken over while held (${error.message})`),
-        })
-        return async () => unlock()
+        if (tryLockFolder(this.#lock, LOCK_STALE_MS)) return async () => unlockFolder(this.#lock)
       } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code
         // No folder yet (the first host, or the last one out removed it): make it and try again.
-        if (code === 'ENOENT') await mkdir(this.#dir, { recursive: true, mode: 0o700 })
-        else if (code !== 'ELOCKED' || Date.now() > deadline) throw error
-        else await sleep(pause)
-        pause = Math.min(pause * 2, 20)
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+        await mkdir(this.#dir, { recursive: true, mode: 0o700 })
+        continue
       }
+      if (Date.now() > deadline) throw new Error(`its lock ${this.#lock} has been held by another host for over ${LOCK_WAIT_MS / 1000} s`)
+      await sleep(pause)
+      pause = Math.min(pause * 2, 20)
     }
   }
 

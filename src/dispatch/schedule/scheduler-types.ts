@@ -16,6 +16,8 @@ export interface SchedulableCall {
   start(): Execution
   /** The tool's profile (`scheduler.profileOf`): its duration estimate and rate rule. */
   profile?: ToolProfile
+  /** False: the call claims nothing from the store shared with other hosts (it delegates to a server that does). */
+  crossHost?: boolean
 }
 
 /** One wait of a call: the earlier call it waits for, and why. */

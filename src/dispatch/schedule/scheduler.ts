@@ -290,7 +290,7 @@ export class Scheduler {
           const job = arrivals[i]!
           if (job.state !== 'pending') continue // interrupted while waiting
           if (job.gateError) this.#skip(job, job.gateError)
-          else if (job.storeStanding === 'none' && this.#store?.needsAsk === true) this.#ask(job, this.#store)
+          else if (job.storeStanding === 'none' && this.#store?.needsAsk === true && job.call.crossHost !== false) this.#ask(job, this.#store)
           else {
             if (job.storeStanding === 'none') job.storeStanding = 'alone'
             this.#pool.enqueue(job)
@@ -346,7 +346,7 @@ export class Scheduler {
   // Another host joined the store: the claims of every unreleased call that passed unasked.
   *#heldAlone(): Generator<HeldClaim> {
     for (const job of this.#reserved.inArrivalOrder()) {
-      if (job.storeStanding !== 'alone' || job.released) continue
+      if (job.storeStanding !== 'alone' || job.released || job.call.crossHost === false) continue
       yield {
         request: { call: job.call.id, claim: job.call.footprint },
         adopt: (lease) => {
