@@ -287,10 +287,18 @@ describe('README.md: every shell command and code block runs', () => {
   test('the quick starts, in order, in a new project: each command exits 0 and does what its line says', async () => {
     const dir = kit.project('readme')
     const sh = (line: string) => run('sh', ['-c', line], dir, { env: { npm_config_yes: 'false' } })
-    const expectations: Record<string, (out: { stdout: string; stderr: string }) => void> = {
+    const expectations: Record<string, (out: { stdout: string; stderr: string }) => void | Promise<void>> = {
       'npx toolhost demo': (out) => expect(out.stdout).toMatch(/^error call_typo ecko E_TOOL_UNKNOWN$/m),
       'npx toolhost list': (out) => expect(out.stdout).toMatch(/^echo +basics +available$/m),
       'npx toolhost call echo \'{"text":"hi"}\'': (out) => expect(out.stdout).toBe('hi\n'),
+      // init from the installed package: the config it writes loads, and its example's own test passes.
+      'npx toolhost init': async (out) => {
+        expect(out.stdout).toMatch(/^wrote +config\.yaml: /m)
+        expect(out.stdout).toContain('wrote   plugins/hello.mjs: an example tool, hello')
+        expect(readFileSync(path.join(dir, '.gitignore'), 'utf8')).toMatch(/^\.toolhost\/$/m)
+        const tested = await sh('node --test test/plugins/hello.test.mjs')
+        expect(tested.code, tested.stdout + tested.stderr).toBe(0)
+      },
       'npx toolhost new-plugin weather': () => expect(existsSync(path.join(dir, 'plugins/weather.mjs'))).toBe(true),
       'npx toolhost call greet \'{"name":"Ada"}\'': (out) => expect(out.stdout).toBe('hello Ada\n'),
     }
@@ -304,7 +312,7 @@ describe('README.md: every shell command and code block runs', () => {
             const out = await sh(line)
             expect(out.code, `README line ${block.line}: ${line}\n${out.stderr}`).toBe(0)
             expect(expectations[line], `README line ${block.line}: no test says what "${line}" should do`).toBeDefined()
-            expectations[line]!(out)
+            await expectations[line]!(out)
           }
           ran++
         }
