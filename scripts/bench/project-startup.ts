@@ -97,13 +97,15 @@ export async function runProjectStartup(options: BenchOptions): Promise<{ tables
     }
     const samples = new Map<string, Sample[]>()
     const jobs = nodes.flatMap((node) => rows.map((row) => ({ node, row, key: `${node}\0${row.what}` })))
-    // Two rounds fill the warm caches and are not counted; then each round runs every job once, shuffled.
-    for (let round = -2; round < options.spawns; round++) {
+    // One round fills the warm caches and is not counted; then each round runs every job once, shuffled.
+    for (let round = -1; round < options.spawns; round++) {
+      const t0 = performance.now()
       for (const job of shuffle(jobs, round)) {
         if (job.row.cold) emptyColdCaches()
         const sample = await job.row.run(job.node, job.row.cold ? coldEnv : warmEnv)
         if (round >= 0) samples.set(job.key, [...(samples.get(job.key) ?? []), sample])
       }
+      process.stderr.write(`project start-up: round ${round + 1} of ${options.spawns}${round < 0 ? ' (warm-up)' : ''}: ${fmt((performance.now() - t0) / 1000, 0)} s, load ${os.loadavg()[0]!.toFixed(1)}\n`)
     }
     const tables: Table[] = []
     const targets: string[] = []
@@ -126,7 +128,7 @@ export async function runProjectStartup(options: BenchOptions): Promise<{ tables
         }),
         notes: [
           'a new npm project (`"type": "commonjs"`) with the packed tarball installed by npm; the ES module project (`"type": "module"`) shares its node_modules; each plugin file registers one tool with a schema of its own',
-          'warm: the TypeScript cache and the schema cache filled by two uncounted rounds; cold: both emptied before every spawn (a first start after install)',
+          'warm: the TypeScript cache and the schema cache filled by an uncounted round; cold: both emptied before every spawn (a first start after install)',
           'serve: spawn to the first tools/list answer over stdio (initialize, initialized and tools/list sent at once)',
         ],
       })
