@@ -39,7 +39,7 @@ describe('config files that stop start-up, naming the file and the key path', ()
   test.each([
     { yaml: 'bogus: 1', message: /unknown key `bogus` \(accepted here: workspace, env_file, plugins, / },
     { yaml: 'workspace:\n  rot: .', message: /unknown key `workspace\.rot` \(accepted here: root, deny\)/ },
-    { yaml: 'mcp_servers:\n  files:\n    comand: npx', message: /unknown key `mcp_servers\.files\.comand` \(accepted here: command, args, env, url, parallel_safe\)/ },
+    { yaml: 'mcp_servers:\n  files:\n    comand: npx', message: /unknown key `mcp_servers\.files\.comand` \(accepted here: command, args, env, url, parallel_safe, protocol\)/ },
     { yaml: 'dispatch:\n  max_workers: 0', message: /key `dispatch\.max_workers`: must be >= 1, got 0/ },
     { yaml: 'dispatch:\n  max_workers: 2.5', message: /key `dispatch\.max_workers`: must be integer, got number/ },
     { yaml: 'dispatch:\n  timeout_ms: "100"', message: /key `dispatch\.timeout_ms`: must be integer, got string/ },
