@@ -2,9 +2,9 @@ import path from 'node:path'
 import type { ToolhostConfig } from '../config/types.js'
 import type { Logger } from '../contract/types.js'
 import { compileDangerousPatterns, publishDangerousPatterns } from './dangerous-commands.js'
-import { ProcessRegistry } from './process-registry.js'
+import { ProcessRegistry, type LaunchDecision } from './process-registry.js'
 import { decideContainment } from './containment.js'
-import { decideSandbox } from './sandbox.js'
+import { decideSandbox, type SandboxDecision } from './sandbox.js'
 
 /** What the process subsystem needs to start (known before the host is built; it never imports host.ts). */
 export interface ProcessHostPart {
@@ -26,8 +26,9 @@ export interface OpenedProcesses {
 /**
  * Opens a host's process registry (`host.services.processes`) and publishes its
  * `terminal.dangerous_patterns`. Commands get the host's environment (not `process.env`) and run in
- * the sandbox `terminal.sandbox` decides, or else in the PID namespace `processes.containment` decides. An invalid pattern, or `terminal.sandbox: bwrap` where
- * bwrap cannot run, throws `E_CONFIG_INVALID` before any process is adopted. On `close()` (the
+ * the sandbox `terminal.sandbox` decides, or else in the PID namespace `processes.containment` decides
+ * (decided at the first command or `doctor`, since deciding `auto` runs bwrap once). An invalid
+ * pattern, or `terminal.sandbox: bwrap` where bwrap cannot run, throws `E_CONFIG_INVALID` before any process is adopted. On `close()` (the
  * host's) foreground processes are killed and background ones are released to the checkpoint for
  * the next host to adopt.
  *
@@ -39,11 +40,18 @@ export async function openProcessRegistry(host: ProcessHostPart): Promise<Opened
   const where = host.configFile ?? 'createHost({ config })'
   const options = { ...ProcessRegistry.optionsFromConfig(host.config, host.root, host.log), env: host.env }
   // The host's own state (checkpoint, logs) stays read-only inside the sandbox: a command must not forge it.
-  const sandbox = decideSandbox(host.config.terminal, { root: host.root, readOnly: [...new Set([path.dirname(options.checkpoint), options.dir])], where })
-  // Every process a command starts stays with it (setsid, double forks): the sandbox's PID namespace, or one of its own.
-  const containment = decideContainment(host.config.processes.containment, sandbox.plan)
-  const contain = containment.plan.kind === 'pid-namespace' ? { contain: { bwrap: containment.plan.bwrap } } : {}
-  const processes = await ProcessRegistry.open({ ...options, ...(sandbox.plan ? { sandbox: sandbox.plan } : {}), sandboxStatus: sandbox.status, ...contain, containmentStatus: containment.status })
+  const decideSandboxNow = (): SandboxDecision => decideSandbox(host.config.terminal, { root: host.root, readOnly: [...new Set([path.dirname(options.checkpoint), options.dir])], where })
+  // terminal.sandbox: bwrap where bwrap cannot run is a fault of configuration: found at start-up.
+  // Otherwise (auto, off) the decision waits for the first command: deciding auto runs bwrap once.
+  const eager = host.config.terminal.sandbox === 'bwrap' ? decideSandboxNow() : undefined
+  const decideLaunch = (): LaunchDecision => {
+    const sandbox = eager ?? decideSandboxNow()
+    // Every process a command starts stays with it (setsid, double forks): the sandbox's PID namespace, or one of its own.
+    const containment = decideContainment(host.config.processes.containment, sandbox.plan)
+    const contain = containment.plan.kind === 'pid-namespace' ? { contain: { bwrap: containment.plan.bwrap } } : {}
+    return { ...(sandbox.plan ? { sandbox: sandbox.plan } : {}), sandboxStatus: sandbox.status, ...contain, containmentStatus: containment.status }
+  }
+  const processes = await ProcessRegistry.open({ ...options, decideLaunch })
   const unpublish = publishDangerousPatterns(host.root, patterns)
   return {
     processes,

@@ -40,6 +40,12 @@ export interface ProcessRegistryOptions {
   /** One line on containment for `doctor`: how a command's processes are kept together, or why not. */
   containmentStatus?: string
   /**
+   * Decides `sandbox`, `contain` and their statuses when first needed (the first command, or
+   * `doctor`), not at start-up: deciding `auto` runs bwrap once, which a host that never runs a
+   * command (`toolhost list`) should not pay for. What it returns replaces the fields above.
+   */
+  decideLaunch?: () => LaunchDecision
+  /**
    * Relay each command's output to the host through `tee` as it is written, so output a full disk
    * keeps out of the log stays in memory (default true, where a `tee` that takes `-p` exists; a
    * path: that program, called as `tee -p -a /dev/fd/3`).
@@ -48,6 +54,9 @@ export interface ProcessRegistryOptions {
   /** Opens a command's log file for appending (default: never through a link); tests inject one that fails (ENOSPC). */
   openLog?: (file: string) => number
 }
+
+/** How commands are launched: in the sandbox, in a PID namespace of their own, or as they are. */
+export type LaunchDecision = Pick<ProcessRegistryOptions, 'sandbox' | 'sandboxStatus' | 'contain' | 'containmentStatus'>
 
 export type ProcessEvent =
   | { type: 'spawned'; process: ProcessInfo }
@@ -75,6 +84,7 @@ export class ProcessRegistry implements ProcessService {
   readonly #state: CheckpointedState
   #starting = 0
   #closed = false
+  #launch: LaunchDecision | undefined
 
   private constructor(options: ProcessRegistryOptions) {
     this.options = options
@@ -90,12 +100,23 @@ export class ProcessRegistry implements ProcessService {
 
   /** Whether commands run in the sandbox, and why not (what `doctor` prints). */
   get sandboxStatus(): string {
-    return this.options.sandboxStatus ?? (this.options.sandbox ? `bwrap (${this.options.sandbox.bwrap})` : 'off')
+    const launch = this.#launchDecision()
+    return launch.sandboxStatus ?? (launch.sandbox ? `bwrap (${launch.sandbox.bwrap})` : 'off')
   }
 
   /** How every process a command starts is kept with it, so kill and close reach them all (what `doctor` prints). */
   get containmentStatus(): string {
-    return this.options.containmentStatus ?? (this.options.sandbox ? 'pid namespace (the bwrap sandbox)' : this.options.contain ? `pid namespace (bwrap ${this.options.contain.bwrap})` : 'none')
+    const launch = this.#launchDecision()
+    return launch.containmentStatus ?? (launch.sandbox ? 'pid namespace (the bwrap sandbox)' : launch.contain ? `pid namespace (bwrap ${launch.contain.bwrap})` : 'none')
+  }
+
+  // The options' launch fields, overridden once by decideLaunch (lazily: see its comment).
+  #launchDecision(): LaunchDecision {
+    if (this.#launch === undefined) {
+      const { sandbox, sandboxStatus, contain, containmentStatus, decideLaunch } = this.options
+      this.#launch = decideLaunch?.() ?? { ...(sandbox ? { sandbox } : {}), ...(sandboxStatus !== undefined ? { sandboxStatus } : {}), ...(contain ? { contain } : {}), ...(containmentStatus !== undefined ? { containmentStatus } : {}) }
+    }
+    return this.#launch
   }
 
   /** The registry options for a host: `processes.*` paths resolved against the workspace root. */
@@ -155,7 +176,7 @@ export class ProcessRegistry implements ProcessService {
           marker: processMarker(id, this.options.checkpoint),
           background: options.background ?? false,
           notify: options.notifyOnComplete ?? false,
-          ...(this.options.sandbox ? { sandbox: this.options.sandbox } : this.options.contain ? { contain: this.options.contain } : {}),
+          ...this.#launchWrap(),
           ...this.#relay(),
         },
         this.options.bufferChars,
@@ -307,6 +328,12 @@ export class ProcessRegistry implements ProcessService {
   }
 
   // How a new command's output reaches its log and the host (see ManagedProcess.spawn).
+  // What ManagedProcess.spawn wraps a command in: the sandbox, else a PID namespace, else nothing.
+  #launchWrap(): { sandbox?: SandboxPlan; contain?: { bwrap: string } } {
+    const { sandbox, contain } = this.#launchDecision()
+    return sandbox ? { sandbox } : contain ? { contain } : {}
+  }
+
   #relay(): { relay?: string; openLog?: (file: string) => number } {
     const relay = this.options.relayOutput
     const tee = relay === false ? undefined : typeof relay === 'string' ? relay : findRelayTee()
