@@ -1,7 +1,7 @@
 import path from 'node:path'
 import { logSchedulingEvents } from '../observe/log-events.js'
 import { loadEnvFile } from '../config/env-file.js'
-import { DISPATCH_MODES, PERMISSION_MODES } from '../config/types.js'
+import { DISPATCH_MODES, PERMISSION_MODES, type ToolhostConfig } from '../config/types.js'
 import { checkChoice, resolveSetup, withPermissionOverrides } from './setup.js'
 import { checkConfigNames } from './config-names.js'
 import type { HostOptions, HostServices } from './host-types.js'
@@ -67,7 +67,12 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     parts.envFile = { file, set: loadEnvFile(file, options.env) }
   }
   // Live limits: config.yaml is watched beside the plugin folders (same switch), loaded only when on.
-  if (setup.file !== undefined && (setup.config.plugins.watch || options.watch === true)) services.configWatcher = (await import('../loader/watch-config.js')).watchConfig(host, setup.file, resolved.config)
+  if (setup.file !== undefined && (setup.config.plugins.watch || options.watch === true)) {
+    const file = setup.file
+    // A name misspelt in an edit disables what it configures as surely as one at start-up.
+    const onApplied = (next: ToolhostConfig): void => warnUnmatchedNames(host, next, file)
+    services.configWatcher = (await import('../loader/watch-config.js')).watchConfig(host, file, resolved.config, { onApplied })
+  }
   if (options.loadPlugins !== false) {
     // The package's own plugins come from `plugins.builtins`, whatever the current folder; user
     // folders come on top.
@@ -82,12 +87,17 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   }
   // Loaded only when configured, so hosts without MCP servers never load the MCP client.
   if (Object.keys(setup.config.mcp_servers).length > 0) services.mcpClients = await (await import('../mcp-client/connect-servers.js')).connectMcpServers(host)
-  // A misspelt tool name in config disables what it configures without a word: say so once the
-  // tools are in (none yet: an embedding registers them later, and every name would be reported).
-  const tools = host.registry.list()
-  if (tools.length > 0) for (const unmatched of checkConfigNames(setup.config, tools)) host.log.warn(`${setup.file ?? 'createHost({ config })'}: ${unmatched.message}`)
+  // A misspelt tool name in config disables what it configures without a word: say so once the tools are in.
+  warnUnmatchedNames(host, setup.config, setup.file ?? 'createHost({ config })')
   await joined
   return host
+}
+
+// Warns of each tool name or glob in `config` that matches no registered tool (none registered yet:
+// an embedding registers them later, and every name would be reported).
+function warnUnmatchedNames(host: Host, config: ToolhostConfig, where: string): void {
+  const tools = host.registry.list()
+  if (tools.length > 0) for (const unmatched of checkConfigNames(config, tools)) host.log.warn(`${where}: ${unmatched.message}`)
 }
 
 // Options are checked at start-up, like config.yaml: an unknown mode ran as some other, and an

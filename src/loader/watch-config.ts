@@ -32,13 +32,13 @@ export interface ConfigWatcher {
  * Live limits: watches config.yaml and, after a change settles, loads it again. A valid file's live
  * keys (`LIVE_KEYS`: worker limit, rate limits, timeouts) apply to calls not yet started; a changed key
  * that needs a restart is logged as such. An invalid file is rejected with its error (file and key)
- * and the limits in force stay. The folder is watched, not the file, so an editor that saves by
+ * and the limits in force stay; `onApplied` hears each config applied. The folder is watched, not the file, so an editor that saves by
  * renaming a new file over the old one is seen too.
  *
  * @example
  * if (config.plugins.watch && configFile) watchConfig(host, configFile, config)
  */
-export function watchConfig(host: ReloadableHost, file: string, loaded: ToolhostConfig, options: { debounceMs?: number } = {}): ConfigWatcher {
+export function watchConfig(host: ReloadableHost, file: string, loaded: ToolhostConfig, options: { debounceMs?: number; onApplied?: (next: ToolhostConfig) => void } = {}): ConfigWatcher {
   const debounceMs = options.debounceMs ?? 100
   let timer: NodeJS.Timeout | undefined
   let queue: Promise<void> = Promise.resolve()
@@ -51,7 +51,9 @@ export function watchConfig(host: ReloadableHost, file: string, loaded: Toolhost
       timer = setTimeout(() => {
         queue = queue.then(() => {
           const outcome = reloadConfig(host, file, state.loaded)
-          if (outcome.kind === 'applied') state.loaded = outcome.next
+          if (outcome.kind !== 'applied') return
+          state.loaded = outcome.next
+          options.onApplied?.(outcome.next)
         })
       }, debounceMs)
     })

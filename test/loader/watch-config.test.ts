@@ -113,6 +113,22 @@ describe('watchConfig: the file is watched when plugins.watch (or serve --watch)
     expect(watcher!.loaded.dispatch.max_workers).toBe(6)
   })
 
+  test('a name in the saved file that matches no tool is warned about, with the near name, as at start-up', async () => {
+    const { host, file, lines } = await hostWith('names.yaml', `${base}${dispatch()}`, { watch: true })
+    expect(lines.filter((line) => line.includes('names no'))).toEqual([])
+    writeFileSync(file, `${base}${dispatch()}rate_limits: { hled: { concurrency: 1 } }\n`)
+    const until = Date.now() + 15_000
+    while (!lines.some((line) => line.includes('rate_limits.hled'))) {
+      if (Date.now() > until) throw new Error(`no warning about hled in:\n${lines.join('\n')}`)
+      await new Promise((r) => setTimeout(r, 20))
+      await host.services.configWatcher!.idle()
+    }
+    const warning = lines.find((line) => line.includes('rate_limits.hled'))!
+    expect(warning).toContain(`${file}: `)
+    expect(warning).toContain('rate_limits.hled')
+    expect(warning).toMatch(/did you mean[^\n]*held/i)
+  })
+
   test('without a watch switch there is no watcher', async () => {
     const { host } = await hostWith('plain.yaml', `${base}${dispatch()}`)
     expect(host.services.configWatcher).toBeUndefined()
