@@ -27,18 +27,6 @@ export type McpAnswer = { result: Record<string, unknown> } | { error: McpErrorS
 export const JSON_RPC = { METHOD_NOT_FOUND: -32601, INVALID_PARAMS: -32602, INTERNAL_ERROR: -32603 } as const
 
 /**
- * The server capabilities these answers need: prompts and resources with `listChanged` (send
- * `notifications/prompts/list_changed` and `notifications/resources/list_changed` from
- * `registry.promptsAndResources.onListChanged`), and completions.
- *
- * @example
- * new Server(info, { capabilities: { tools: { listChanged: true }, ...mcpPromptResourceCapabilities() } })
- */
-export function mcpPromptResourceCapabilities(): { prompts: { listChanged: true }; resources: { listChanged: true }; completions: Record<string, never> } {
-  return { prompts: { listChanged: true }, resources: { listChanged: true }, completions: {} }
-}
-
-/**
  * Answers one MCP request on prompts, resources or completions from the plugins' registrations,
  * deciding availability now with `options` (the host's env and check time limit, the request's
  * signal). Pagination cursors are ignored: every list comes whole. `resources/list` and

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { definePrompt } from '../../src/contract/define-prompt.js'
 import { defineResource } from '../../src/contract/define-resource.js'
-import { answerMcpPromptsResources, MCP_PROMPT_RESOURCE_METHODS, mcpErrorOf, mcpPromptResourceCapabilities } from '../../src/registry/mcp-prompts-resources.js'
+import { answerMcpPromptsResources, MCP_PROMPT_RESOURCE_METHODS, mcpErrorOf } from '../../src/registry/mcp-prompts-resources.js'
 import { ToolRegistry } from '../../src/registry/registry.js'
 
 const registry = new ToolRegistry()
@@ -76,8 +76,7 @@ describe('answerMcpPromptsResources: errors as JSON-RPC errors, never a throw', 
     expect(mcpErrorOf(new TypeError('bug'))).toEqual({ code: -32603, message: 'bug', data: { toolhostCode: 'E_HANDLER_FAILED' } })
   })
 
-  test('the methods and the capabilities they need', () => {
+  test('the methods answered', () => {
     expect(MCP_PROMPT_RESOURCE_METHODS).toEqual(['prompts/list', 'prompts/get', 'resources/list', 'resources/templates/list', 'resources/read', 'completion/complete'])
-    expect(mcpPromptResourceCapabilities()).toEqual({ prompts: { listChanged: true }, resources: { listChanged: true }, completions: {} })
   })
 })
