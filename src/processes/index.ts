@@ -13,7 +13,7 @@
  * await processes.close()
  */
 export { ProcessRegistry } from './process-registry.js'
-export type { ProcessEvent, ProcessRegistryOptions } from './process-registry.js'
+export type { LaunchDecision, ProcessEvent, ProcessRegistryOptions } from './process-registry.js'
 export type { LineRange, LogPage, NumberedLine, ProcessInfo, ProcessStatus, SpawnOptions, WaitOutcome } from '../contract/process-service.js'
 export type { ProcessCompletion } from './completions.js'
 export { isDangerousForOpenHosts } from './dangerous-commands.js'
