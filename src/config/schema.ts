@@ -90,6 +90,7 @@ export const CONFIG_SCHEMA = section({
     console: { enum: ['loopback', 'always', 'off'] },
     max_message_bytes: { type: 'integer', minimum: 1024 },
     max_sessions: positiveInt,
+    max_requests: positiveInt,
     // Bearer tokens for /mcp; checked in full (URLs, env vars set) when `serve --http` starts.
     auth: section({
       authorization_servers: stringList,

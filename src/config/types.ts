@@ -102,6 +102,8 @@ export interface ToolhostConfig {
     console: 'loopback' | 'always' | 'off'
     max_message_bytes: number
     max_sessions: number
+    /** The most 2026-07-28 requests in flight at once (each holds a server instance; `subscriptions/listen` streams count). */
+    max_requests: number
     /**
      * How /mcp verifies bearer tokens (MCP authorization: an OAuth 2.1 resource server). Secrets are
      * never here: `*_env` keys name the environment variables holding them.

@@ -77,6 +77,7 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
   const serveModern = toNodeHandler(modern, { onerror: (error: Error) => host.log.error(`MCP HTTP request failed: ${error.message}`) })
   const removeNotifier = sessions.addNotifier(modern.notify)
 
+  let inFlight = 0
   const handleMcp: HttpRoute = async (req, res) => {
     let body: unknown
     if (req.method === 'POST') {
@@ -86,6 +87,21 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
     }
     // A request that claims 2026-07-28 goes to the modern leg, even a bad one: it owns those answers.
     if (!(await isLegacyRequest(await toWebRequest(req, body ?? null, { maxRequestBodySize: maxBody }), body, { maxRequestBodySize: maxBody }))) {
+      // Each holds a server instance until answered (a listen stream until closed): bounded like sessions.
+      const maxRequests = host.config.serve.max_requests
+      if (inFlight >= maxRequests) {
+        res.setHeader('retry-after', '1')
+        return reply(res, 503, `too many requests in flight: ${maxRequests} (serve.max_requests); retry shortly`)
+      }
+      inFlight++
+      // Finished (the answer handed to the socket) or closed (the client went away), once.
+      let done = false
+      const settle = (): void => {
+        if (!done) inFlight--
+        done = true
+      }
+      res.once('finish', settle)
+      res.once('close', settle)
       return serveModern(req, res, body)
     }
     return handleLegacy(req, res, body)

@@ -88,3 +88,37 @@ test('sessions are capped by serve.max_sessions: another initialize gets 503 nam
   expect(again.status).toBe(200)
   await again.text()
 })
+
+test('2026-07-28 requests in flight are capped by serve.max_requests: another gets 503 with Retry-After naming the key, until one is answered', async () => {
+  const { ToolRegistry } = await import('../../src/registry/registry.js')
+  const { defineTool } = await import('../../src/contract/define-tool.js')
+  const { createDeferred } = await import('../../src/contract/deferred.js')
+  const started = createDeferred<void>()
+  const gate = createDeferred<void>()
+  const registry = new ToolRegistry()
+  registry.register(defineTool({ name: 'held', description: 'Waits for the test.', parameters: { type: 'object' }, parallelSafe: true, handler: async () => {
+    started.resolve()
+    await gate.promise
+    return 'released'
+  } }))
+  host = await createHost({ root: tmp.dir, log: silentLogger, registry, loadPlugins: false, config: { plugins: { dirs: [] }, env_file: '', permissions: { mode: 'bypass' }, serve: { max_requests: 1 } } })
+  endpoint = await serveHttp(host, new McpSessions(), { port: 0, hostname: '127.0.0.1' })
+  const modern = (id: number, method: string, params: Record<string, unknown>) => fetch(endpoint!.url, {
+    method: 'POST',
+    headers: { ...headers, 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(method === 'tools/call' ? { 'mcp-name': String(params['name']) } : {}) },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'cap-test', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+  })
+  const first = modern(1, 'tools/call', { name: 'held', arguments: {} })
+  await started.promise
+  const refused = await modern(2, 'tools/list', {})
+  expect(refused.status).toBe(503)
+  expect(refused.headers.get('retry-after')).toBe('1')
+  expect(((await refused.json()) as { error: { message: string } }).error.message).toBe('too many requests in flight: 1 (serve.max_requests); retry shortly')
+  gate.resolve()
+  const answered = await first
+  expect(answered.status).toBe(200)
+  expect(await answered.text()).toContain('released')
+  const again = await modern(3, 'tools/list', {})
+  expect(again.status).toBe(200)
+  expect(await again.text()).toContain('held')
+})
