@@ -206,6 +206,7 @@ export async function explainCommand(host: Host, args: CliArgs, io: Output): Pro
     const touches = fp.kind === 'barrier' ? `runs alone: ${fp.reason}` : fp.kind === 'free' ? 'touches nothing shared' : fp.touches.map((t) => `${t.access} ${t.label}`).join(', ')
     io.out(`${c.id} ${c.name}: ${touches}`)
     if (c.permission) io.out(`    permission: ${c.permission.outcome} (${c.permission.by}: ${c.permission.reason})`)
+    if (c.hooks) io.out(`    hooks (run when it runs, not here): ${c.hooks.join(', ')}`)
     for (const line of planLines(c, host.maxWorkers)) io.out(`    ${line}`)
   }
   return 0

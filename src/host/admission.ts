@@ -76,12 +76,19 @@ export class HostAdmission {
     this.#events = parts.events
     this.#results = parts.results
     this.#now = parts.now
-    this.#hooks = new HookStage(parts.host)
+    this.#hooks = new HookStage(parts.host, (id, name, r) => {
+      if (this.#events.isListening) this.#events.emit({ type: 'hook', id, name, at: this.#now(), event: r.event, hook: r.hook, decision: r.decision, reason: r.reason })
+    })
   }
 
   /** The host is closing: before-hooks still running are stopped, and their batches refused (E_ABORTED). */
   close(): Promise<void> {
     return this.#hooks.close()
+  }
+
+  /** The hooks a call of `tool` would go through now (`explain` names them; it runs none). */
+  hooksFor(tool: string): string[] {
+    return this.#hooks.namesFor(tool)
   }
 
   /** One promised result per call, in call order; none rejects for a call's fault. */

@@ -5,18 +5,23 @@ import type { AuthoriseItem } from '../dispatch/admit/authorise-item.js'
 import { capText } from '../dispatch/results/shape-result.js'
 import type { JobOutcome } from '../dispatch/schedule/scheduler-types.js'
 import { CallHookSet } from '../hooks/call-hooks.js'
-import type { CallHooks } from '../hooks/hook-types.js'
+import type { CallHooks } from '../contract/hook-types.js'
 import { runAfterHooks } from '../hooks/run-after-hooks.js'
 import { runBeforeHooks, type HookRecord } from '../hooks/run-before-hooks.js'
 import type { AuthorisingHost, Authoriser } from '../permissions/authoriser.js'
 import { abbreviate } from '../permissions/canonical-json.js'
 import type { ToolResult } from '../contract/types.js'
+import type { PluginHooks } from '../registry/plugin-hooks.js'
 
-/** What the hook stage reads of its host: the config in force (its `hooks`), the code hooks, and where the audit log is. */
+/** What the hook stage reads of its host: the config in force (its `hooks`), the code hooks, the plugins' hooks, and where the audit log is. */
 export interface HookingHost extends AuthorisingHost {
   readonly hooks: CallHooks | undefined
   readonly authoriser: Authoriser
+  readonly registry: AuthorisingHost['registry'] & { readonly hooks: PluginHooks }
 }
+
+/** A hook's decision about one call, as the stage reports it (the host makes it a `hook` event). */
+export type HookDecisionReport = (callId: string, tool: string, record: HookRecord) => void
 
 // Hooks of many calls run at once, but no more than this many at a time (each may be a process).
 const HOOKS_AT_ONCE = 8
@@ -39,22 +44,34 @@ export class HookStage {
   // The host is closing: hooks still running are stopped, and no batch is admitted after them.
   readonly #closing = new AbortController()
   readonly #inFlight = new Set<Promise<unknown>>()
+  readonly #report: HookDecisionReport
   #from: AuthorisingHost['config']['hooks'] | undefined
+  #pluginsVersion = -1
   #set: CallHookSet | undefined
 
-  constructor(host: HookingHost) {
+  constructor(host: HookingHost, report: HookDecisionReport = () => {}) {
     this.#host = host
+    this.#report = report
   }
 
-  /** The hooks in force now; undefined when there are none (the common case costs one comparison). */
+  /** The hooks in force now; undefined when there are none (the common case costs two comparisons). */
   inForce(): CallHookSet | undefined {
     const config = this.#host.config.hooks
-    if (config !== this.#from) {
+    const plugins = this.#host.registry.hooks
+    if (config !== this.#from || plugins.version !== this.#pluginsVersion) {
       this.#from = config
-      const set = CallHookSet.from(config, this.#host.hooks)
+      this.#pluginsVersion = plugins.version
+      const set = CallHookSet.from(config, this.#host.hooks, plugins.list())
       this.#set = set.isEmpty ? undefined : set
     }
     return this.#set
+  }
+
+  /** The hooks a call of `tool` goes through now, in order (`before_call hooks.before_call[0]`): what `explain` names. */
+  namesFor(tool: string): string[] {
+    const hooks = this.inForce()
+    if (hooks === undefined) return []
+    return [...hooks.beforeFor(tool).map((h) => `before_call ${h.name}`), ...hooks.afterFor(tool).map((h) => `after_call ${h.name}`)]
   }
 
   /** True when a call of the batch that may run has a before-hook. */
@@ -118,8 +135,10 @@ export class HookStage {
     })
   }
 
-  // One audit line per hook decision, beside the permission system's (when the authoriser keeps a log).
+  // One audit line per hook decision, beside the permission system's (when the authoriser keeps a
+  // log), and one report (the host's `hook` event) each.
   #record(records: readonly HookRecord[], callId: string, tool: string, args: Record<string, unknown>): void {
+    for (const r of records) this.#report(callId, tool, r)
     const audit = this.#host.authoriser.audit
     if (audit === undefined || records.length === 0) return
     const time = new Date().toISOString()

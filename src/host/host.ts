@@ -22,7 +22,7 @@ import type { Audience } from '../contract/messages.js'
 import { isCaseInsensitiveFs, underRoot } from '../workspace/paths.js'
 import type { HostEvent } from '../observe/host-events.js'
 import type { Authoriser } from '../permissions/authoriser.js'
-import type { CallHooks } from '../hooks/hook-types.js'
+import type { CallHooks } from '../contract/hook-types.js'
 import { registry as processRegistry, type ToolRegistry } from '../registry/registry.js'
 import type { AnyTool, AskHandler, Logger, OpenAIToolDefinition, SessionState, ToolCall, ToolResult } from '../contract/types.js'
 
@@ -281,7 +281,8 @@ export class Host {
         const i = byIndex.get(a.index)
         if (!a.ok || i === undefined) return { id: a.call.id, name: a.call.name, ...(a.ok ? {} : { error: a.error }), waitsFor: [] }
         const permission = permissions[i]
-        return { id: a.call.id, name: a.call.name, footprint: inputs[i]!.footprint, footprintFrom: footprintOrigin(a.tool, this.#footprints.sets), ...(permission ? { permission } : {}), ...plan[i]! }
+        const hooks = this.#admission.hooksFor(a.tool.name)
+        return { id: a.call.id, name: a.call.name, footprint: inputs[i]!.footprint, footprintFrom: footprintOrigin(a.tool, this.#footprints.sets), ...(permission ? { permission } : {}), ...(hooks.length > 0 ? { hooks } : {}), ...plan[i]! }
       }),
     }
   }
