@@ -84,7 +84,7 @@ export class HookStage {
    * a rewritten call carries its new arguments, a call a hook asks about carries `hookAsk`. Calls of
    * hidden tools and calls with invalid arguments are left as they are (they never run).
    */
-  before(staged: readonly Staged[], hidden: HiddenTools, hooks: CallHookSet, signal: AbortSignal | undefined): Promise<Staged[]> {
+  before(staged: readonly Staged[], hidden: HiddenTools, hooks: CallHookSet, signal: AbortSignal | undefined, principal?: string): Promise<Staged[]> {
     const host = this.#host
     const check = { limits: argumentLimitsOf(host.config), registry: host.registry }
     const context = { root: host.root, env: host.env, signal: signal ? AbortSignal.any([signal, this.#closing.signal]) : this.#closing.signal }
@@ -94,7 +94,7 @@ export class HookStage {
         const chain = hooks.beforeFor(s.tool.name)
         if (chain.length === 0) return s
         const out = await this.#queue.add(() => runBeforeHooks(chain, { id: s.call.id, tool: s.tool.name, args: s.args }, check, context))
-        this.#record(out.records, s.call.id, s.tool.name, s.args)
+        this.#record(out.records, s.call.id, s.tool.name, s.args, principal)
         if (!out.run) return { ok: false, index: s.index, call: s.call, error: out.error, parsed: true }
         const next: Staged = { ...s, args: out.args }
         if (out.ask !== undefined) next.hookAsk = out.ask
@@ -130,14 +130,14 @@ export class HookStage {
       const limit = item.tool.maxResultChars === undefined ? host.config.limits.max_result_chars : item.tool.maxResultChars
       const ran = typeof args === 'function' ? args() : args
       const out = await this.#queue.add(() => runAfterHooks(chain, ran, result, (text) => capText(text, limit), { root: host.root, env: host.env, signal }))
-      this.#record(out.records, item.call.id, item.tool.name, ran)
+      this.#record(out.records, item.call.id, item.tool.name, ran, item.principal)
       return out.result
     })
   }
 
   // One audit line per hook decision, beside the permission system's (when the authoriser keeps a
   // log), and one report (the host's `hook` event) each.
-  #record(records: readonly HookRecord[], callId: string, tool: string, args: Record<string, unknown>): void {
+  #record(records: readonly HookRecord[], callId: string, tool: string, args: Record<string, unknown>, principal: string | undefined): void {
     for (const r of records) this.#report(callId, tool, r)
     const audit = this.#host.authoriser.audit
     if (audit === undefined || records.length === 0) return
@@ -149,6 +149,6 @@ export class HookStage {
     } catch {
       shown = '[the arguments could not be recorded]'
     }
-    for (const r of records) audit.record({ time, callId, tool, args: shown, subject: '', mode, decision: r.decision, by: 'hook', hook: `${r.event} ${r.hook}`, reason: r.reason })
+    for (const r of records) audit.record({ time, callId, tool, args: shown, subject: '', mode, decision: r.decision, by: 'hook', hook: `${r.event} ${r.hook}`, reason: r.reason, ...(principal === undefined ? {} : { principal }) })
   }
 }

@@ -110,6 +110,12 @@ export interface RunOptions {
   mode?: DispatchMode
   /** Add startedAt/endedAt/waitedFor to each result. */
   trace?: boolean
+  /**
+   * Who sent these calls, when it is not the embedding itself: written as `principal` on each of
+   * their audit lines (the permission system's and the hooks'), e.g. `console` for the console's
+   * form. It grants nothing: the calls are validated, authorised, hooked and rate-limited like any.
+   */
+  principal?: string
 }
 
 /**

@@ -179,3 +179,68 @@ describe('approvals from the console', () => {
     expect(existsSync(path.join(root, 'a.txt'))).toBe(false)
   })
 })
+
+describe('calls from the console\'s form (POST /console/api/calls)', () => {
+  async function open(permissions: Record<string, unknown>) {
+    const { origin, url } = await start(permissions)
+    const cookie = await login(url)
+    const events = await openEvents(origin, cookie)
+    const { csrf } = await events.next<{ csrf: string }>('snapshot')
+    const call = (body: unknown, headers: Record<string, string> = { 'x-toolhost-csrf': csrf }) =>
+      request(`${origin}/console/api/calls`, { method: 'POST', headers: { 'content-type': 'application/json', cookie, origin, ...headers }, body: JSON.stringify(body) })
+    return { call, events }
+  }
+  const auditLines = () => readFileSync(path.join(root, '.toolhost/audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
+
+  test('a call runs through the host as the console: its result comes back as the call details show it, and the audit log names the principal', async () => {
+    const { call, events } = await open({ mode: 'ask', allow: ['write_note(notes/**)'] })
+    const reply = await call({ tool: 'write_note', arguments: { path: 'notes/a.txt' } })
+    expect(reply.status).toBe(200)
+    expect(JSON.parse(reply.body)).toEqual({ id: 'console-1', tool: 'write_note', ok: true, text: 'wrote' })
+    await events.next('calls', (d: { calls: Array<{ id: string; result?: string }> }) => d.calls.some((c) => c.id === 'console-1' && c.result === 'wrote'))
+    events.close()
+    await host!.close()
+    expect(auditLines().find((l) => l.callId === 'console-1')).toMatchObject({ tool: 'write_note', decision: 'allow', principal: 'console' })
+  })
+
+  test('it is authorised like any call: a deny rule refuses it, the schema refuses bad arguments, an unknown tool is named', async () => {
+    const { call, events } = await open({ mode: 'bypass', deny: ['write_note(secrets/**)'] })
+    const denied = JSON.parse((await call({ tool: 'write_note', arguments: { path: 'secrets/k.txt' } })).body)
+    expect(denied).toMatchObject({ id: 'console-1', ok: false, code: 'E_DENIED' })
+    expect(denied.text).toBe('write_note did not run: the permission rule permissions.deny[0] "write_note(secrets/**)" denies it. Do not retry it; do something else, or ask the user to change the rule')
+    const invalid = JSON.parse((await call({ tool: 'write_note', arguments: { path: 7 } })).body)
+    expect(invalid).toMatchObject({ ok: false, code: 'E_ARGS_INVALID' })
+    const unknown = JSON.parse((await call({ tool: 'write_nte', arguments: {} })).body)
+    expect(unknown).toMatchObject({ ok: false, code: 'E_TOOL_UNKNOWN' })
+    expect(unknown.text).toMatch(/write_note/)
+    expect(existsSync(path.join(root, 'secrets'))).toBe(false)
+    events.close()
+  })
+
+  test('it is an action: without the CSRF header or from another origin it is refused (403) and nothing runs; a body that names no call is 400', async () => {
+    const { call, events } = await open({ mode: 'bypass' })
+    expect((await call({ tool: 'write_note', arguments: { path: 'a.txt' } }, {})).status).toBe(403)
+    expect((await call({ tool: 'write_note', arguments: { path: 'a.txt' } }, { 'x-toolhost-csrf': 'wrong' })).status).toBe(403)
+    expect((await call({ arguments: {} })).status).toBe(400)
+    expect((await call({ tool: 'write_note', arguments: [1] })).status).toBe(400)
+    events.close()
+    await host!.close()
+    expect(existsSync(path.join(root, '.toolhost/audit.jsonl')) ? auditLines().filter((l) => l.tool === 'write_note') : []).toEqual([])
+  })
+})
+
+describe('limits in force', () => {
+  test('a reloaded config.yaml\'s live keys reach open pages at once (a limits event), rate_limits and hooks included', async () => {
+    const { origin, url } = await start({ mode: 'bypass' })
+    const events = await openEvents(origin, await login(url))
+    const { limits } = await events.next<{ limits: Array<{ key: string; value: string }> }>('snapshot')
+    expect(limits).toContainEqual({ key: 'rate_limits', value: 'none' })
+    expect(limits).toContainEqual({ key: 'hooks', value: 'none' })
+    host!.applyLiveConfig({ ...host!.config, dispatch: { ...host!.config.dispatch, max_workers: 3 }, rate_limits: { write_note: { calls: 2, per_ms: 1000 } }, hooks: { before_call: [{ tools: 'write_note', command: 'true' }], after_call: [] } })
+    const next = await events.next<{ limits: Array<{ key: string; value: string }> }>('limits')
+    expect(next.limits).toContainEqual({ key: 'dispatch.max_workers', value: '3' })
+    expect(next.limits).toContainEqual({ key: 'rate_limits.write_note', value: '2 per s' })
+    expect(next.limits).toContainEqual({ key: 'hooks', value: 'before_call 1, after_call 0' })
+    events.close()
+  })
+})
