@@ -229,6 +229,30 @@ describe('calls from the console\'s form (POST /console/api/calls)', () => {
   })
 })
 
+describe('hook decisions in the call details', () => {
+  test('each hook\'s decision about a call is on its record: a before-hook\'s denial, an after-hook\'s rewrite', async () => {
+    host = await createHost({ root, loadPlugins: false, log: silentLogger, config: { env_file: '', permissions: { mode: 'bypass' } }, hooks: {
+      beforeCall: [{ tools: 'write_note', name: 'frozen-notes', run: (call) => (String(call.arguments.path).startsWith('frozen/') ? { decision: 'deny', reason: 'frozen until Monday' } : undefined) }],
+      afterCall: [{ tools: 'write_note', name: 'stamp', run: (call) => ({ content: `${call.result!.content} (stamped)` }) }],
+    } })
+    hostConsole = await attachConsole(host)
+    const origin = new URL(hostConsole.url).origin
+    const events = await openEvents(origin, await login(hostConsole.url))
+    await events.next('snapshot')
+    await host.run([
+      { id: 'f', name: 'write_note', arguments: { path: 'frozen/a.txt' } },
+      { id: 'o', name: 'write_note', arguments: { path: 'open/a.txt' } },
+    ])
+    type Call = { id: string; result?: string; hooks: Array<{ event: string; hook: string; decision: string; reason: string }> }
+    const done = (c: Call | undefined): boolean => c !== undefined && c.hooks.length > 0
+    const { calls } = await events.next<{ calls: Call[] }>('calls', (d) => done(d.calls.find((c) => c.id === 'f')) && d.calls.some((c) => c.id === 'o' && c.hooks.length === 2 && c.result !== undefined))
+    expect(calls.find((c) => c.id === 'f')!.hooks).toEqual([{ event: 'before_call', hook: 'frozen-notes', decision: 'deny', reason: 'write_note did not run: the hook frozen-notes denied it: frozen until Monday' }])
+    expect(calls.find((c) => c.id === 'o')!.hooks.map((h) => `${h.event} ${h.hook} ${h.decision}: ${h.reason}`)).toEqual(['before_call frozen-notes allow: allowed it', 'after_call stamp allow: rewrote the result'])
+    expect(calls.find((c) => c.id === 'o')!.result).toBe('wrote (stamped)')
+    events.close()
+  })
+})
+
 describe('limits in force', () => {
   test('a reloaded config.yaml\'s live keys reach open pages at once (a limits event), rate_limits and hooks included', async () => {
     const { origin, url } = await start({ mode: 'bypass' })
