@@ -115,6 +115,8 @@ export class ConsoleHub {
     this.#watching.push(host.registry.onChange(() => void this.#sendTools()))
     // Live keys of a reloaded config.yaml (worker and rate limits, timeouts, hooks) show at once.
     this.#watching.push(host.onConfigChange(() => this.#broadcast('limits', { limits: limitsView(host) })))
+    // A plugin's hooks come and go with its file: the count of hooks in force is a limit row.
+    this.#watching.push(host.registry.hooks.onChange(() => this.#broadcast('limits', { limits: limitsView(host) })))
     const poll = setInterval(() => {
       this.#sendClients()
       if (processes?.list().some((p) => p.status === 'running')) void this.#sendProcesses()

@@ -1,6 +1,7 @@
 import { defineHook } from '../contract/define-hook.js'
 import { describeThrown, ToolhostError } from '../contract/errors.js'
 import type { PluginHook } from '../contract/hook-types.js'
+import { Listeners } from '../contract/listeners.js'
 
 /** A plugin's hook and the file that registered it. */
 export interface PluginHookEntry {
@@ -23,6 +24,8 @@ export class PluginHooks {
   #staging: { source: string; entries: PluginHookEntry[] } | undefined
   #list: PluginHookEntry[] | undefined
   #version = 0
+  // A listener's fault must not undo a registration.
+  readonly #listeners = new Listeners<void>(() => {})
 
   get version(): number {
     return this.#version
@@ -83,6 +86,11 @@ export class PluginHooks {
     this.#changed()
   }
 
+  /** Calls `listener` after every change of the hooks in force; returns its remover. */
+  onChange(listener: () => void): () => void {
+    return this.#listeners.add(listener)
+  }
+
   /** Every plugin hook in force, in order (see the class). */
   list(): readonly PluginHookEntry[] {
     this.#list ??= [...this.#bySource.values()].flat()
@@ -92,5 +100,6 @@ export class PluginHooks {
   #changed(): void {
     this.#version++
     this.#list = undefined
+    this.#listeners.emit()
   }
 }

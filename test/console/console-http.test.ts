@@ -7,7 +7,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { attachConsole, type AttachedConsole } from '../../src/console/index.js'
-import { createHost, defineTool, registry, type Host } from '../../src/index.js'
+import { createHost, defineHook, defineTool, registry, type Host } from '../../src/index.js'
 import { silentLogger } from '../../src/contract/logger.js'
 import { login, openEvents, request } from './console-kit.js'
 
@@ -265,6 +265,10 @@ describe('limits in force', () => {
     expect(next.limits).toContainEqual({ key: 'dispatch.max_workers', value: '3' })
     expect(next.limits).toContainEqual({ key: 'rate_limits.write_note', value: '2 per s' })
     expect(next.limits).toContainEqual({ key: 'hooks', value: 'before_call 1, after_call 0' })
+    // A plugin's hook counts too, as its file loads (or goes).
+    registry.register(defineHook({ event: 'after_call', tools: 'write_note', name: 'stamp', run: () => undefined }))
+    const after = await events.next<{ limits: Array<{ key: string; value: string }> }>('limits', (d) => d.limits.some((l) => l.key === 'hooks' && l.value === 'before_call 1, after_call 1'))
+    expect(after.limits).toContainEqual({ key: 'hooks', value: 'before_call 1, after_call 1' })
     events.close()
   })
 })
