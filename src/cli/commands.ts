@@ -65,18 +65,24 @@ export async function doctorCommand(host: Host, _args: CliArgs, io: Output): Pro
   const rules = host.pool.rateRules
   io.out(`rate limits:   ${rules.length === 0 ? 'none' : rules.map((r) => `${r.key}: ${describeRateLimit(r.limit)}`).join('; ')}`)
   const watcher = host.services.configWatcher
-  io.out(`live limits:   ${watcher ? `${host.configFile} is watched: worker limit, rate limits and timeouts apply to calls not yet started` : 'off (plugins.watch or serve --watch turns it on); limits change on restart'}`)
+  io.out(`live limits:   ${watcher ? `${host.configFile} is watched: worker limit, rate limits, timeouts and hooks apply to calls not yet started` : 'off (plugins.watch or serve --watch turns it on); limits change on restart'}`)
   const known = host.estimates.known()
   io.out(`durations:     ${known.length} tool${known.length === 1 ? '' : 's'} with an estimate${c.dispatch.duration_estimates === '' ? ' (kept in memory only)' : `, kept in ${underRoot(host.root, c.dispatch.duration_estimates)}`}`)
   const ruleCount = c.permissions.allow.length + c.permissions.ask.length + c.permissions.deny.length
   io.out(`permissions:   ${c.permissions.mode}, ${ruleCount} rule${ruleCount === 1 ? '' : 's'} (allow ${c.permissions.allow.length}, ask ${c.permissions.ask.length}, deny ${c.permissions.deny.length}), audit log ${c.permissions.audit_log === '' ? 'off' : underRoot(host.root, c.permissions.audit_log)}`)
+  io.out(`hooks:         ${describeHooks(host)}`)
   io.out(`sandbox:       ${host.services.processes.sandboxStatus}`)
   io.out(`containment:   ${host.services.processes.containmentStatus}`)
   const servers = host.services.mcpClients ?? []
   if (servers.length > 0) io.out(`mcp servers:   ${servers.filter((m) => m.connected).length} of ${servers.length} connected`)
   for (const m of servers) io.out(`  ${m.connected ? 'ok     ' : 'DOWN   '} ${m.server} (${counted(m.tools.length, 'tool')})${m.problems.length > 0 ? `: ${m.problems.join('; ')}` : ''}`)
   io.out(`plugins:       ${host.pluginReport.loaded.length} loaded, ${host.pluginReport.failed.length} failed`)
-  for (const file of host.pluginReport.loaded) io.out(`  ok      ${file} (${(host.pluginReport.toolsByFile.get(file) ?? []).join(', ') || 'no tools'})`)
+  const pluginHooks = host.registry.hooks.list()
+  for (const file of host.pluginReport.loaded) {
+    const tools = (host.pluginReport.toolsByFile.get(file) ?? []).join(', ') || 'no tools'
+    const hooks = pluginHooks.filter((e) => e.source === file).map((e) => `${e.hook.event} hook "${e.hook.name}"`)
+    io.out(`  ok      ${file} (${[tools, ...hooks].join('; ')})`)
+  }
   for (const f of host.pluginReport.failed) io.out(`  FAILED  ${f.file}: ${f.message}`)
   for (const dir of host.pluginReport.missingDirs ?? []) io.out(`  missing folder ${dir}`)
   const duplicates = duplicateToolsOf(host.pluginReport)
@@ -87,6 +93,19 @@ export async function doctorCommand(host: Host, _args: CliArgs, io: Output): Pro
   for (const h of hidden) io.out(`  hidden  ${h.name}: ${h.reason}${envHint(host, h.name)}`)
   for (const line of configNameLines(host)) io.out(line)
   return host.pluginReport.failed.length > 0 || duplicates.length > 0 || servers.some((m) => !m.connected) ? 1 : 0
+}
+
+// The hooks in force by kind, in the order they run: config.yaml's, the embedding's, the plugins'.
+function describeHooks(host: Host): string {
+  const plugins = host.registry.hooks.list()
+  const kinds = (['before_call', 'after_call'] as const).map((event) => {
+    const config = host.config.hooks[event].map((_, i) => `hooks.${event}[${i}]`)
+    const code = (event === 'before_call' ? host.hooks?.beforeCall : host.hooks?.afterCall) ?? []
+    const names = [...config, ...code.map((h, i) => h.name ?? `code hook ${i}`), ...plugins.filter((p) => p.hook.event === event).map((p) => JSON.stringify(p.hook.name))]
+    return names.length === 0 ? undefined : `${event} ${names.join(', ')}`
+  })
+  const shown = kinds.filter((k) => k !== undefined)
+  return shown.length === 0 ? 'none' : shown.join('; ')
 }
 
 // Names only: a value from .env may be a secret, and doctor's output is pasted into issues.
@@ -206,6 +225,7 @@ export async function explainCommand(host: Host, args: CliArgs, io: Output): Pro
     const touches = fp.kind === 'barrier' ? `runs alone: ${fp.reason}` : fp.kind === 'free' ? 'touches nothing shared' : fp.touches.map((t) => `${t.access} ${t.label}`).join(', ')
     io.out(`${c.id} ${c.name}: ${touches}`)
     if (c.permission) io.out(`    permission: ${c.permission.outcome} (${c.permission.by}: ${c.permission.reason})`)
+    if (c.hooks) io.out(`    hooks (run when it runs, not here): ${c.hooks.join(', ')}`)
     for (const line of planLines(c, host.maxWorkers)) io.out(`    ${line}`)
   }
   return 0

@@ -13,7 +13,7 @@ const TYPES: Record<string, string> = {
 }
 
 /** The page and the files it loads, by the name the page asks for (nothing else is served). */
-export const ASSET_NAMES = ['index.html', 'console.css', 'console.js', 'dom.js', 'timeline-view.js', 'panels.js'] as const
+export const ASSET_NAMES = ['index.html', 'console.css', 'console.js', 'dom.js', 'timeline-view.js', 'panels.js', 'call-form.js'] as const
 
 /**
  * Reads the console's page, stylesheet and scripts once. They sit beside this module in `assets/`

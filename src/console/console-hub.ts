@@ -4,6 +4,7 @@ import { CallTimeline, type CallRecord } from '../observe/call-timeline.js'
 import type { ProcessRegistry } from '../processes/process-registry.js'
 import { callDetailWriter } from './call-detail.js'
 import { ConsoleApprovals } from './console-approvals.js'
+import { ConsoleCalls } from './console-calls.js'
 import { hostView, limitsView, processesView, toolsView, type ConsoleClient } from './console-views.js'
 import { EventStream } from './event-stream.js'
 
@@ -31,6 +32,8 @@ const POLL_MS = 1000
  */
 export class ConsoleHub {
   readonly approvals: ConsoleApprovals
+  /** Calls a person makes from the form (`POST /console/api/calls`). */
+  readonly calls: ConsoleCalls
   readonly timeline: CallTimeline
   readonly #host: Host
   readonly #clients: () => ConsoleClient[]
@@ -46,7 +49,9 @@ export class ConsoleHub {
   constructor(host: Host, options: ConsoleHubOptions = {}) {
     this.#host = host
     this.#clients = options.clients ?? (() => [])
-    this.timeline = new CallTimeline({ limit: options.keepCalls ?? 1000, onUpdate: (record) => this.#markDirty(record), detail: callDetailWriter(host) })
+    const detail = callDetailWriter(host)
+    this.timeline = new CallTimeline({ limit: options.keepCalls ?? 1000, onUpdate: (record) => this.#markDirty(record), detail })
+    this.calls = new ConsoleCalls(host, detail)
     const { enabled, timeout_ms } = host.config.permissions.console_approvals
     this.approvals = new ConsoleApprovals({ timeoutMs: timeout_ms, isOpen: () => this.#streams.size > 0 })
     if (enabled) this.#detachStandby = host.authoriser.attachStandby?.(this.approvals) ?? (() => {})
@@ -108,6 +113,10 @@ export class ConsoleHub {
     const processes = host.services.processes
     if (processes) this.#watching.push(processes.onEvent(() => void this.#sendProcesses()))
     this.#watching.push(host.registry.onChange(() => void this.#sendTools()))
+    // Live keys of a reloaded config.yaml (worker and rate limits, timeouts, hooks) show at once.
+    this.#watching.push(host.onConfigChange(() => this.#broadcast('limits', { limits: limitsView(host) })))
+    // A plugin's hooks come and go with its file: the count of hooks in force is a limit row.
+    this.#watching.push(host.registry.hooks.onChange(() => this.#broadcast('limits', { limits: limitsView(host) })))
     const poll = setInterval(() => {
       this.#sendClients()
       if (processes?.list().some((p) => p.status === 'running')) void this.#sendProcesses()

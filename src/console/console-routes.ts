@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { readJsonBody } from '../http/http-body.js'
+import { readJsonBody, TOO_LARGE } from '../http/http-body.js'
 import type { Asset } from './console-assets.js'
 import type { ConsoleAuth } from './console-auth.js'
 import type { ConsoleDecision } from './console-approvals.js'
@@ -20,6 +20,8 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 }
 
 const MAX_ACTION_BYTES = 16 * 1024
+// A call's arguments may be large; the host's own limits.max_argument_chars still applies to them.
+const MAX_CALL_BYTES = 1024 * 1024
 const DECISIONS: ReadonlySet<string> = new Set(['allow-once', 'allow-session', 'deny'])
 const NO_SESSION_PAGE = page('toolhost console', 'Open the console with the address toolhost printed when it started (it carries the token). Without it, nothing here is shown.')
 const WRONG_TOKEN_PAGE = page('toolhost console: wrong token', 'This token does not open this console. Use the address toolhost printed when it started; a restarted host prints a new one.')
@@ -83,6 +85,7 @@ export function createConsoleRoutes(hub: ConsoleHub, auth: ConsoleAuth, assets: 
 
 async function handleAction(req: IncomingMessage, res: ServerResponse, pathname: string, hub: ConsoleHub, auth: ConsoleAuth): Promise<void> {
   if (!auth.isSameOriginAction(req)) return sendJson(res, 403, { error: 'refused: an action needs this console\'s own origin and its CSRF header' })
+  if (pathname === '/console/api/calls') return handleCall(req, res, hub)
   const body = await readSmallJson(req)
   if (body === undefined) return sendJson(res, 400, { error: 'the body must be a JSON object of at most 16 KB' })
   const approval = /^\/console\/api\/approvals\/([A-Za-z0-9_-]{1,64})$/.exec(pathname)
@@ -103,9 +106,29 @@ async function handleAction(req: IncomingMessage, res: ServerResponse, pathname:
   return sendJson(res, 404, { error: 'no such action' })
 }
 
-async function readSmallJson(req: IncomingMessage): Promise<object | undefined> {
+// A call from the form: run through the host like any call (the person's tab closing interrupts it).
+async function handleCall(req: IncomingMessage, res: ServerResponse, hub: ConsoleHub): Promise<void> {
+  const body = await readSmallJson(req, MAX_CALL_BYTES)
+  if (body === TOO_LARGE) return sendJson(res, 413, { error: 'the call is over 1 MiB' })
+  if (body === undefined) return sendJson(res, 400, { error: 'the body must be a JSON object: { "tool": NAME, "arguments": { … } }' })
+  const gone = new AbortController()
+  const onClose = (): void => {
+    if (!res.writableFinished) gone.abort(new Error('the console page went away'))
+  }
+  res.on('close', onClose)
+  try {
+    const answer = await hub.calls.run(body, gone.signal)
+    if ('problem' in answer) return sendJson(res, 400, { error: answer.problem })
+    return sendJson(res, 200, answer)
+  } finally {
+    res.off('close', onClose)
+  }
+}
+
+async function readSmallJson(req: IncomingMessage, maxBytes = MAX_ACTION_BYTES): Promise<object | typeof TOO_LARGE | undefined> {
   if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) return undefined
-  const value = await readJsonBody(req, MAX_ACTION_BYTES)
+  const value = await readJsonBody(req, maxBytes)
+  if (value === TOO_LARGE) return maxBytes === MAX_ACTION_BYTES ? undefined : TOO_LARGE
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined
 }
 

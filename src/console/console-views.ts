@@ -2,6 +2,7 @@
 import type { Host } from '../host/host.js'
 import type { ProcessInfo } from '../contract/process-service.js'
 import { describeRatePace } from '../dispatch/schedule/rate-limits.js'
+import type { JsonSchema } from '../contract/types.js'
 
 /** A connected MCP client, as the console lists it. */
 export interface ConsoleClient {
@@ -21,6 +22,8 @@ export interface ToolView {
   description: string
   available: boolean
   reason?: string
+  /** Its input JSON Schema: what the console's form is built from. */
+  parameters: JsonSchema
 }
 
 /** One row of the limits panel. */
@@ -37,7 +40,7 @@ export async function toolsView(host: Host): Promise<ToolView[]> {
   const availability = new Map((await host.registry.explainAvailability({}, { checkTimeoutMs: host.config.availability.check_timeout_ms, env: host.env, canAsk: host.ask !== undefined })).map((a) => [a.name, a]))
   return host.registry.list().map((t) => {
     const a = availability.get(t.name)
-    return { name: t.name, toolset: t.toolset, description: t.description, available: a?.available ?? false, ...(a?.reason ? { reason: a.reason } : {}) }
+    return { name: t.name, toolset: t.toolset, description: t.description, available: a?.available ?? false, ...(a?.reason ? { reason: a.reason } : {}), parameters: t.parameters }
   })
 }
 
@@ -61,12 +64,22 @@ export function limitsView(host: Host): LimitView[] {
     ['permissions rules', permissionRules],
     ['permissions.console_approvals', p.console_approvals.enabled ? `on, ${p.console_approvals.timeout_ms} ms` : 'off'],
     ['availability.check_timeout_ms', c.availability.check_timeout_ms],
+    ['hooks', hooksText(host)],
   ]
-  // The rate limits the pool applies now (a live key: a changed config.yaml shows on the next snapshot).
+  // The rate limits the pool applies now (a live key: a reloaded config.yaml is sent to open pages at once).
   const rules = host.pool.rateRules
   if (rules.length === 0) rows.push(['rate_limits', 'none'])
   for (const rule of rules) rows.push([`rate_limits.${rule.key}`, describeRatePace(rule.limit)])
   return rows.map(([key, value]) => ({ key, value: String(value) }))
+}
+
+// How many hooks of each kind are in force: config.yaml's, the embedding's and the plugins'.
+function hooksText(host: Host): string {
+  const plugins = host.registry.hooks.list()
+  const count = (config: number, code: number, event: string): number => config + code + plugins.filter((p) => p.hook.event === event).length
+  const before = count(host.config.hooks.before_call.length, host.hooks?.beforeCall?.length ?? 0, 'before_call')
+  const after = count(host.config.hooks.after_call.length, host.hooks?.afterCall?.length ?? 0, 'after_call')
+  return before + after === 0 ? 'none' : `before_call ${before}, after_call ${after}`
 }
 
 /** The host's processes with the tail of each one's output. */

@@ -18,7 +18,7 @@ export const ERROR_CODES = {
   E_NOT_FOUND: 'a thing the call names (file, process id) does not exist',
   E_PLUGIN_LOAD: 'a plugin file failed to import',
   E_DUPLICATE_TOOL: 'two plugins registered the same tool name, prompt name or resource URI',
-  E_SCHEMA_INVALID: 'a tool, prompt or resource definition or its JSON Schema is invalid',
+  E_SCHEMA_INVALID: 'a tool, prompt, resource or hook definition or its JSON Schema is invalid',
   E_CONFIG_INVALID: 'config.yaml (or an option) has an unknown key, a wrong type or a bad value',
   E_USAGE: 'the command line is wrong',
   E_REQUEST_STATE_INVALID: 'an MCP retry carried a requestState this host did not seal (tampered, truncated, or sealed with another key)',

@@ -51,6 +51,12 @@ export interface NoOneToAskFacts {
   reason: string
   /** A narrow allow rule for calls like this one, when there is one. */
   rule?: string | undefined
+  /**
+   * What asked, when an allow rule would not settle it (an allow rule does not skip an ask rule, a
+   * hook's ask, or the tool's own ask or `needsApproval`): then no allow rule is suggested, and this
+   * is named instead. Undefined when an allow rule would let it run.
+   */
+  notByAllowRule?: string | undefined
   /** Permission modes that would run it without asking. */
   modes: readonly string[]
   /** Why no one could be asked, when more is known than "no approver" (e.g. the MCP client cannot answer questions). */
@@ -67,8 +73,19 @@ export interface NoOneToAskFacts {
  * noOneToAskMessage({ tool: 'write_file', reason: 'mode ask', rule: 'write_file(a.txt)', modes: ['accept-edits'] }, 'developer')
  */
 export function noOneToAskMessage(facts: NoOneToAskFacts, audience: Audience): string {
-  const { tool, reason, rule, modes, why } = facts
+  const { tool, reason, rule, modes, why, notByAllowRule } = facts
   const head = `${tool} did not run: it needs approval (${reason}) and no one could be asked${why ? ` (${why})` : ''}; nobody refused it.`
+  if (notByAllowRule !== undefined) {
+    // An allow rule would change nothing: only a mode that runs everything, or someone to ask.
+    switch (audience) {
+      case 'model':
+        return `${head} Do not retry it as is. Tell the user what you wanted to do: ${notByAllowRule} asks for every such call, so only a person can allow it (or the permission mode ${modes.join(' or ')} in the toolhost server's config). Or do something else.`
+      case 'person':
+        return `${head} An allow rule does not skip it (${notByAllowRule} asks). To allow it: pass --yes to approve every call that asks, or run with --permission-mode ${modes.join(' or ')}.`
+      case 'developer':
+        return `${head} An allow rule does not skip it (${notByAllowRule} asks). To allow it: pass an approve handler (createHost({ approve })), or createHost({ permissionMode: ${modes.map((m) => `'${m}'`).join(' or ')} }).`
+    }
+  }
   const allowRule = rule ? `permissions.allow: ["${rule}"]` : `an allow rule for ${tool} in permissions.allow`
   switch (audience) {
     case 'model':

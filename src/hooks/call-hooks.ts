@@ -2,7 +2,7 @@ import type { HookConfig, ToolhostConfig } from '../config/types.js'
 import { describeThrown } from '../contract/errors.js'
 import { nameMatcher, type NameSet } from '../dispatch/admit/name-matcher.js'
 import { readHookAnswer } from './hook-answer.js'
-import type { CallHook, CallHooks, HookCall } from './hook-types.js'
+import type { CallHook, CallHooks, HookCall, PluginHook } from '../contract/hook-types.js'
 import { runHookCommand, type HookVerdict } from './run-hook-command.js'
 
 /** A hook's time limit when config or code gives none. */
@@ -25,11 +25,12 @@ export interface ReadyHook {
 }
 
 /**
- * The hooks in force for a host: config.yaml's (`hooks.before_call`, `hooks.after_call`, read again
- * when a reloaded file changes them) followed by the host's code hooks, each list in order.
+ * The hooks in force for a host, each kind in this order: config.yaml's (`hooks.before_call`,
+ * `hooks.after_call`, read again when a reloaded file changes them), then the embedding's code hooks
+ * (`createHost({ hooks })`), then the plugins' (`defineHook`, in the order their files loaded).
  *
  * @example
- * const hooks = CallHookSet.from(config.hooks, createHostOptions.hooks)
+ * const hooks = CallHookSet.from(config.hooks, createHostOptions.hooks, registry.hooks.list())
  * hooks.beforeFor('write_file') // the hooks a write_file call goes through before it is authorised
  */
 export class CallHookSet {
@@ -41,10 +42,11 @@ export class CallHookSet {
     this.after = after
   }
 
-  static from(config: ToolhostConfig['hooks'], code: CallHooks | undefined): CallHookSet {
+  static from(config: ToolhostConfig['hooks'], code: CallHooks | undefined, plugins: readonly { hook: PluginHook }[] = []): CallHookSet {
+    const pluginHooks = (event: PluginHook['event']): ReadyHook[] => plugins.filter((p) => p.hook.event === event).map((p) => codeHook(p.hook, JSON.stringify(p.hook.name)))
     return new CallHookSet(
-      [...config.before_call.map((h, i) => commandHook(h, `hooks.before_call[${i}]`)), ...(code?.beforeCall ?? []).map((h, i) => codeHook(h, h.name ?? `the code hook beforeCall[${i}]`))],
-      [...config.after_call.map((h, i) => commandHook(h, `hooks.after_call[${i}]`)), ...(code?.afterCall ?? []).map((h, i) => codeHook(h, h.name ?? `the code hook afterCall[${i}]`))],
+      [...config.before_call.map((h, i) => commandHook(h, `hooks.before_call[${i}]`)), ...(code?.beforeCall ?? []).map((h, i) => codeHook(h, h.name ?? `the code hook beforeCall[${i}]`)), ...pluginHooks('before_call')],
+      [...config.after_call.map((h, i) => commandHook(h, `hooks.after_call[${i}]`)), ...(code?.afterCall ?? []).map((h, i) => codeHook(h, h.name ?? `the code hook afterCall[${i}]`)), ...pluginHooks('after_call')],
     )
   }
 

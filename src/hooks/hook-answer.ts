@@ -1,4 +1,4 @@
-import type { HookAnswer, HookCall } from './hook-types.js'
+import type { HookAnswer, HookCall } from '../contract/hook-types.js'
 
 const DECISIONS = new Set(['allow', 'deny', 'ask'])
 

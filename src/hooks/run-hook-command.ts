@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import type { HookAnswer, HookCall } from './hook-types.js'
+import type { HookAnswer, HookCall } from '../contract/hook-types.js'
 import { readHookAnswer } from './hook-answer.js'
 
 /** How one hook came out: its answer, a denial (exit 2, or `decision: 'deny'`), or a failure that denies the call. */

@@ -76,12 +76,19 @@ export class HostAdmission {
     this.#events = parts.events
     this.#results = parts.results
     this.#now = parts.now
-    this.#hooks = new HookStage(parts.host)
+    this.#hooks = new HookStage(parts.host, (id, name, r) => {
+      if (this.#events.isListening) this.#events.emit({ type: 'hook', id, name, at: this.#now(), event: r.event, hook: r.hook, decision: r.decision, reason: r.reason })
+    })
   }
 
   /** The host is closing: before-hooks still running are stopped, and their batches refused (E_ABORTED). */
   close(): Promise<void> {
     return this.#hooks.close()
+  }
+
+  /** The hooks a call of `tool` would go through now (`explain` names them; it runs none). */
+  hooksFor(tool: string): string[] {
+    return this.#hooks.namesFor(tool)
   }
 
   /** One promised result per call, in call order; none rejects for a call's fault. */
@@ -101,7 +108,7 @@ export class HostAdmission {
   // reservation is made for the arguments that will run.
   #admitHooked(staged: readonly Staged[], hooks: CallHookSet, options: RunOptions, batch: number): Promise<ToolResult>[] {
     const admitted = Promise.resolve(hiddenTools(staged, this.#admit)).then(async (hidden) => {
-      const hooked = await this.#hooks.before(staged, hidden, hooks, options.signal)
+      const hooked = await this.#hooks.before(staged, hidden, hooks, options.signal, options.principal)
       // The host closed while the hooks ran: nothing of the batch may start on it now.
       if (this.#hooks.isClosing) return hooked.map((s) => Promise.resolve(this.#refuse(s.call, s.ok ? HOST_CLOSED : s.error, options.trace ?? false, batch)))
       return this.#admitNow(hooked, hidden, options, batch, hooks) ?? this.#admitGated(hooked, hidden, options, batch, hooks)
@@ -116,7 +123,7 @@ export class HostAdmission {
     const items: AuthoriseItem[] = []
     for (let i = 0; i < staged.length; i++) {
       const a = (admissions[i] = settleStaged(staged[i]!, hidden, this.#admit))
-      if (a.ok) items.push(a.hookAsk === undefined ? { index: a.index, call: a.call, tool: a.tool, args: a.args } : { index: a.index, call: a.call, tool: a.tool, args: a.args, hookAsk: a.hookAsk })
+      if (a.ok) items.push(itemOf(a, options.principal))
     }
     const decisions = items.length > 0 ? this.#authorise(items, options.signal, true) : []
     if (decisions === undefined) return undefined
@@ -167,8 +174,7 @@ export class HostAdmission {
         })
         continue
       }
-      const item: AuthoriseItem = { index: s.index, call: s.call, tool: s.tool, args: s.args }
-      if (s.hookAsk !== undefined) item.hookAsk = s.hookAsk
+      const item = itemOf(s, options.principal)
       held.push({ item, footprint: this.#host.footprintOf(s.tool, s.args), args: s.args })
     }
     const decided = decideHeld(held, known, (items) => this.#authorise(items, options.signal, false), this.#admit)
@@ -295,4 +301,12 @@ export class HostAdmission {
       return error
     })
   }
+}
+
+// What the authoriser gets for an admitted call (plain fields only when set: the common item stays small).
+function itemOf(a: { index: number; call: ToolCall; tool: AnyTool; args: Record<string, unknown>; hookAsk?: string | undefined }, principal: string | undefined): AuthoriseItem {
+  const item: AuthoriseItem = { index: a.index, call: a.call, tool: a.tool, args: a.args }
+  if (a.hookAsk !== undefined) item.hookAsk = a.hookAsk
+  if (principal !== undefined) item.principal = principal
+  return item
 }

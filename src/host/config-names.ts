@@ -23,7 +23,8 @@ interface NamedTool {
 
 /**
  * Every tool name or glob in config (`rate_limits`, `dispatch.parallel_safe`, `never_parallel`,
- * `path_scoped`, permission rules) that matches no registered tool, with a did-you-mean: a typo
+ * `path_scoped`, permission rules, the `tools` of `hooks.before_call` and `hooks.after_call`) that
+ * matches no registered tool, with a did-you-mean: a typo
  * there (`htpp_get` under `rate_limits`) otherwise disables what it configures without a word.
  * Matching is the same as the scheduler's and the permission gate's.
  *
@@ -70,6 +71,18 @@ export function checkConfigNames(config: ToolhostConfig, tools: readonly NamedTo
       const toolPart = rule.source.replace(/\(.*$/s, '')
       const isGlob = toolPart.endsWith('*')
       add(`permissions.${list}[${i}]`, rule.source, isGlob ? undefined : toolPart, names, `${JSON.stringify(rule.source)} ${isGlob ? 'matches' : 'names'} no registered tool`, `it ${list === 'deny' ? 'denies' : list === 'ask' ? 'asks about' : 'allows'} nothing`)
+    })
+  }
+  for (const event of ['before_call', 'after_call'] as const) {
+    config.hooks[event].forEach((hook, i) => {
+      const entries = typeof hook.tools === 'string' ? [hook.tools] : hook.tools
+      entries.forEach((entry, k) => {
+        const set = nameMatcher([entry])
+        if (names.some((name) => set.has(name))) return
+        const isGlob = isNameGlob(entry)
+        const where = `hooks.${event}[${i}].tools${typeof hook.tools === 'string' ? '' : `[${k}]`}`
+        add(where, entry, isGlob ? undefined : entry, names, `${JSON.stringify(entry)} ${isGlob ? 'matches' : 'names'} no registered tool`, 'the hook runs on no call of it')
+      })
     })
   }
   return unmatched

@@ -5,18 +5,23 @@ import type { AuthoriseItem } from '../dispatch/admit/authorise-item.js'
 import { capText } from '../dispatch/results/shape-result.js'
 import type { JobOutcome } from '../dispatch/schedule/scheduler-types.js'
 import { CallHookSet } from '../hooks/call-hooks.js'
-import type { CallHooks } from '../hooks/hook-types.js'
+import type { CallHooks } from '../contract/hook-types.js'
 import { runAfterHooks } from '../hooks/run-after-hooks.js'
 import { runBeforeHooks, type HookRecord } from '../hooks/run-before-hooks.js'
 import type { AuthorisingHost, Authoriser } from '../permissions/authoriser.js'
 import { abbreviate } from '../permissions/canonical-json.js'
 import type { ToolResult } from '../contract/types.js'
+import type { PluginHooks } from '../registry/plugin-hooks.js'
 
-/** What the hook stage reads of its host: the config in force (its `hooks`), the code hooks, and where the audit log is. */
+/** What the hook stage reads of its host: the config in force (its `hooks`), the code hooks, the plugins' hooks, and where the audit log is. */
 export interface HookingHost extends AuthorisingHost {
   readonly hooks: CallHooks | undefined
   readonly authoriser: Authoriser
+  readonly registry: AuthorisingHost['registry'] & { readonly hooks: PluginHooks }
 }
+
+/** A hook's decision about one call, as the stage reports it (the host makes it a `hook` event). */
+export type HookDecisionReport = (callId: string, tool: string, record: HookRecord) => void
 
 // Hooks of many calls run at once, but no more than this many at a time (each may be a process).
 const HOOKS_AT_ONCE = 8
@@ -39,22 +44,34 @@ export class HookStage {
   // The host is closing: hooks still running are stopped, and no batch is admitted after them.
   readonly #closing = new AbortController()
   readonly #inFlight = new Set<Promise<unknown>>()
+  readonly #report: HookDecisionReport
   #from: AuthorisingHost['config']['hooks'] | undefined
+  #pluginsVersion = -1
   #set: CallHookSet | undefined
 
-  constructor(host: HookingHost) {
+  constructor(host: HookingHost, report: HookDecisionReport = () => {}) {
     this.#host = host
+    this.#report = report
   }
 
-  /** The hooks in force now; undefined when there are none (the common case costs one comparison). */
+  /** The hooks in force now; undefined when there are none (the common case costs two comparisons). */
   inForce(): CallHookSet | undefined {
     const config = this.#host.config.hooks
-    if (config !== this.#from) {
+    const plugins = this.#host.registry.hooks
+    if (config !== this.#from || plugins.version !== this.#pluginsVersion) {
       this.#from = config
-      const set = CallHookSet.from(config, this.#host.hooks)
+      this.#pluginsVersion = plugins.version
+      const set = CallHookSet.from(config, this.#host.hooks, plugins.list())
       this.#set = set.isEmpty ? undefined : set
     }
     return this.#set
+  }
+
+  /** The hooks a call of `tool` goes through now, in order (`before_call hooks.before_call[0]`): what `explain` names. */
+  namesFor(tool: string): string[] {
+    const hooks = this.inForce()
+    if (hooks === undefined) return []
+    return [...hooks.beforeFor(tool).map((h) => `before_call ${h.name}`), ...hooks.afterFor(tool).map((h) => `after_call ${h.name}`)]
   }
 
   /** True when a call of the batch that may run has a before-hook. */
@@ -67,7 +84,7 @@ export class HookStage {
    * a rewritten call carries its new arguments, a call a hook asks about carries `hookAsk`. Calls of
    * hidden tools and calls with invalid arguments are left as they are (they never run).
    */
-  before(staged: readonly Staged[], hidden: HiddenTools, hooks: CallHookSet, signal: AbortSignal | undefined): Promise<Staged[]> {
+  before(staged: readonly Staged[], hidden: HiddenTools, hooks: CallHookSet, signal: AbortSignal | undefined, principal?: string): Promise<Staged[]> {
     const host = this.#host
     const check = { limits: argumentLimitsOf(host.config), registry: host.registry }
     const context = { root: host.root, env: host.env, signal: signal ? AbortSignal.any([signal, this.#closing.signal]) : this.#closing.signal }
@@ -77,7 +94,7 @@ export class HookStage {
         const chain = hooks.beforeFor(s.tool.name)
         if (chain.length === 0) return s
         const out = await this.#queue.add(() => runBeforeHooks(chain, { id: s.call.id, tool: s.tool.name, args: s.args }, check, context))
-        this.#record(out.records, s.call.id, s.tool.name, s.args)
+        this.#record(out.records, s.call.id, s.tool.name, s.args, principal)
         if (!out.run) return { ok: false, index: s.index, call: s.call, error: out.error, parsed: true }
         const next: Staged = { ...s, args: out.args }
         if (out.ask !== undefined) next.hookAsk = out.ask
@@ -113,13 +130,15 @@ export class HookStage {
       const limit = item.tool.maxResultChars === undefined ? host.config.limits.max_result_chars : item.tool.maxResultChars
       const ran = typeof args === 'function' ? args() : args
       const out = await this.#queue.add(() => runAfterHooks(chain, ran, result, (text) => capText(text, limit), { root: host.root, env: host.env, signal }))
-      this.#record(out.records, item.call.id, item.tool.name, ran)
+      this.#record(out.records, item.call.id, item.tool.name, ran, item.principal)
       return out.result
     })
   }
 
-  // One audit line per hook decision, beside the permission system's (when the authoriser keeps a log).
-  #record(records: readonly HookRecord[], callId: string, tool: string, args: Record<string, unknown>): void {
+  // One audit line per hook decision, beside the permission system's (when the authoriser keeps a
+  // log), and one report (the host's `hook` event) each.
+  #record(records: readonly HookRecord[], callId: string, tool: string, args: Record<string, unknown>, principal: string | undefined): void {
+    for (const r of records) this.#report(callId, tool, r)
     const audit = this.#host.authoriser.audit
     if (audit === undefined || records.length === 0) return
     const time = new Date().toISOString()
@@ -130,6 +149,6 @@ export class HookStage {
     } catch {
       shown = '[the arguments could not be recorded]'
     }
-    for (const r of records) audit.record({ time, callId, tool, args: shown, subject: '', mode, decision: r.decision, by: 'hook', hook: `${r.event} ${r.hook}`, reason: r.reason })
+    for (const r of records) audit.record({ time, callId, tool, args: shown, subject: '', mode, decision: r.decision, by: 'hook', hook: `${r.event} ${r.hook}`, reason: r.reason, ...(principal === undefined ? {} : { principal }) })
   }
 }

@@ -13,7 +13,7 @@ import type { ProcessRegistry } from '../processes/process-registry.js'
 import type { ToolRegistry } from '../registry/registry.js'
 import type { CoordinationStore } from '../store/coordination-store.js'
 import type { AskHandler, Logger, ToolError } from '../contract/types.js'
-import type { CallHooks } from '../hooks/hook-types.js'
+import type { CallHooks } from '../contract/hook-types.js'
 
 /**
  * The subsystems a host holds (`host.services`; tools see `processes` as `ctx.services.processes`).
@@ -110,6 +110,12 @@ export interface RunOptions {
   mode?: DispatchMode
   /** Add startedAt/endedAt/waitedFor to each result. */
   trace?: boolean
+  /**
+   * Who sent these calls, when it is not the embedding itself: written as `principal` on each of
+   * their audit lines (the permission system's and the hooks'), e.g. `console` for the console's
+   * form. It grants nothing: the calls are validated, authorised, hooked and rate-limited like any.
+   */
+  principal?: string
 }
 
 /**
@@ -126,5 +132,11 @@ export interface PlannedCall extends Partial<Omit<ExplainedCall, 'waitsFor'>> {
   footprintFrom?: FootprintOrigin
   /** What the permission system would decide (allow, ask or deny), by whom and why. */
   permission?: { outcome: 'allow' | 'ask' | 'deny'; by: string; reason: string }
+  /**
+   * The hooks the call would go through, in order (`before_call hooks.before_call[0]`,
+   * `after_call "redact"`). `explain` runs none: what they decide is in the audit log and the
+   * `hook` events when the call runs, and the permission above is before any rewrite.
+   */
+  hooks?: string[]
   waitsFor: ExplainedCall['waitsFor']
 }

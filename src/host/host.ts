@@ -22,7 +22,7 @@ import type { Audience } from '../contract/messages.js'
 import { isCaseInsensitiveFs, underRoot } from '../workspace/paths.js'
 import type { HostEvent } from '../observe/host-events.js'
 import type { Authoriser } from '../permissions/authoriser.js'
-import type { CallHooks } from '../hooks/hook-types.js'
+import type { CallHooks } from '../contract/hook-types.js'
 import { registry as processRegistry, type ToolRegistry } from '../registry/registry.js'
 import type { AnyTool, AskHandler, Logger, OpenAIToolDefinition, SessionState, ToolCall, ToolResult } from '../contract/types.js'
 
@@ -77,6 +77,7 @@ export class Host {
   readonly #footprints: FootprintContext
   readonly #now: () => number
   readonly #events: Listeners<HostEvent>
+  readonly #configListeners: Listeners<ToolhostConfig>
   readonly #closers: Array<() => void | Promise<void>> = []
   readonly #admit: AdmitContext
   readonly #strict = new StrictTools()
@@ -102,6 +103,7 @@ export class Host {
     // Events are emitted from inside the scheduler: a listener that throws must not cost a call its
     // result or its release, nor keep the other listeners from hearing the event.
     this.#events = new Listeners((error, event) => this.log.warn(`an event listener threw on "${event.type}" for ${event.id}: ${describeThrown(error)}`))
+    this.#configListeners = new Listeners((error) => this.log.warn(`a config listener threw: ${describeThrown(error)}`))
     this.session = { cwd: setup.root, values: new Map() }
     const caseInsensitive = isCaseInsensitiveFs(setup.root)
     this.#footprints = { root: setup.root, caseInsensitive, sets: behaviourSets(setup.config) }
@@ -173,6 +175,12 @@ export class Host {
     this.#config = withLiveKeys(this.#config, next)
     if (this.maxWorkersFrom === 'config') this.#scheduler.pool.concurrency = next.dispatch.max_workers
     this.#scheduler.pool.setRateLimits(next.rate_limits)
+    this.#configListeners.emit(this.#config)
+  }
+
+  /** Calls `listener` with the config in force each time a reloaded config.yaml's live keys are taken (the console's limits); returns its remover. */
+  onConfigChange(listener: (config: ToolhostConfig) => void): () => void {
+    return this.#configListeners.add(listener)
   }
 
   /** The scheduler's view: handlers running now and the most that ever ran at once. */
@@ -281,7 +289,8 @@ export class Host {
         const i = byIndex.get(a.index)
         if (!a.ok || i === undefined) return { id: a.call.id, name: a.call.name, ...(a.ok ? {} : { error: a.error }), waitsFor: [] }
         const permission = permissions[i]
-        return { id: a.call.id, name: a.call.name, footprint: inputs[i]!.footprint, footprintFrom: footprintOrigin(a.tool, this.#footprints.sets), ...(permission ? { permission } : {}), ...plan[i]! }
+        const hooks = this.#admission.hooksFor(a.tool.name)
+        return { id: a.call.id, name: a.call.name, footprint: inputs[i]!.footprint, footprintFrom: footprintOrigin(a.tool, this.#footprints.sets), ...(permission ? { permission } : {}), ...(hooks.length > 0 ? { hooks } : {}), ...plan[i]! }
       }),
     }
   }

@@ -120,7 +120,7 @@ type LoadOutcome = { ok: true; tools: string[] } | { ok: false; message: string;
 
 async function loadNow(file: string, registry: ToolRegistry, reload: boolean, timeoutMs: number): Promise<LoadOutcome> {
   const already = registry.namesFrom(file)
-  if (!reload && (already.length > 0 || registry.promptsAndResources.hasSource(file))) return { ok: true, tools: already.sort() }
+  if (!reload && registry.hasSource(file)) return { ok: true, tools: already.sort() }
   // A file imported before (its tools since removed) must run again to register: import it fresh.
   const count = importCounts.get(file) ?? 0
   importCounts.set(file, count + 1)

@@ -89,8 +89,8 @@ export async function reloadFile(file: string, registry: ToolRegistry, options: 
     const entry = registry.entry(t.name)
     return entry && entry.source === file ? [entry] : []
   })
-  // A file may offer only prompts or resources: it counts as loaded too.
-  const had = old.length > 0 || registry.promptsAndResources.hasSource(file)
+  // A file may offer only prompts, resources or hooks: it counts as loaded too.
+  const had = registry.hasSource(file)
   if (!existsSync(file)) {
     if (!had) return undefined
     return { kind: 'removed', file, tools: registry.unregisterSource(file) }
@@ -98,7 +98,7 @@ export async function reloadFile(file: string, registry: ToolRegistry, options: 
   // A writer that truncates the file and then writes it (writeFileSync, most editors' plain save)
   // leaves it empty in between: an empty file is that moment, never a version whose tools replace
   // the old ones. The write that follows brings the next change.
-  if (old.length > 0 && isEmpty(file)) {
+  if (had && isEmpty(file)) {
     return { kind: 'failed', file, message: `${file} is empty (a writer between truncating and writing it, or a file emptied on purpose: delete it to remove its tools)`, kept: old.map((e) => e.tool.name) }
   }
   // The new version's tools replace the old ones only once it has imported: calls arriving meanwhile

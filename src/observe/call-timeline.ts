@@ -55,11 +55,21 @@ export interface CallRecord {
   arguments: string | undefined
   /** The result the caller got, as the timeline's `detail` wrote it (absent without one, or not answered yet). */
   result: string | undefined
+  /** Each hook's decision about the call, in order (before-hooks, then after-hooks). */
+  hooks: RecordedHook[]
   /** The last progress message. */
   progress: string | undefined
   abandoned: boolean
   /** Events of types this version does not know (a newer scheduler's), as text, latest last. */
   notes: { type: string; at: number | undefined; text: string }[]
+}
+
+/** One hook's decision about a call, as its `hook` event told it. */
+export interface RecordedHook {
+  event: 'before_call' | 'after_call'
+  hook: string
+  decision: 'allow' | 'ask' | 'deny'
+  reason: string
 }
 
 export interface CallTimelineOptions {
@@ -81,6 +91,8 @@ export interface CallDetailWriter {
 }
 
 const MAX_NOTES = 10
+// Before-hook decisions of calls not admitted or refused yet, held for at most this many calls.
+const MAX_EARLY_HOOKS = 1000
 
 /**
  * Builds call records from a host's events (`host.onEvent`): one per call, with its tool, batch,
@@ -111,6 +123,8 @@ export class CallTimeline {
   readonly #admitted = new Map<string, CallRecord[]>()
   // Calls waiting for a call (by its record), to mark the wait done when it releases.
   readonly #waiters = new Map<CallRecord, CallRecord[]>()
+  // Before-hook decisions come before their call's record (its 'admitted' or 'refused'), by call id.
+  readonly #earlyHooks = new Map<string, RecordedHook[]>()
 
   constructor(options: CallTimelineOptions = {}) {
     this.#limit = options.limit ?? Number.POSITIVE_INFINITY
@@ -189,6 +203,21 @@ export class CallTimeline {
         if (!record || !this.#detail) return undefined
         record.result = this.#detail.result(record.name, event.result)
         return record
+      }
+      case 'hook': {
+        const decision: RecordedHook = { event: event.event, hook: event.hook, decision: event.decision, reason: event.reason }
+        const record = event.event === 'after_call' ? this.#byId.get(event.id) : undefined
+        if (record) {
+          record.hooks.push(decision)
+          return record
+        }
+        const early = this.#earlyHooks.get(event.id)
+        if (early) early.push(decision)
+        else {
+          if (this.#earlyHooks.size >= MAX_EARLY_HOOKS) this.#earlyHooks.delete(this.#earlyHooks.keys().next().value!)
+          this.#earlyHooks.set(event.id, [decision])
+        }
+        return undefined
       }
       case 'progress': {
         const record = this.#byId.get(event.id)
@@ -273,8 +302,9 @@ export class CallTimeline {
     const record: CallRecord = {
       key: ++this.#keys, id, name, batch, seq: undefined, footprint: undefined, state: 'ready',
       queuedAt: undefined, startedAt: undefined, finishedAt: undefined, releasedAt: undefined, lane: undefined,
-      waits: [], approval: undefined, check: undefined, ok: undefined, code: undefined, message: undefined, pool: undefined, arguments: undefined, result: undefined, progress: undefined, abandoned: false, notes: [],
+      waits: [], approval: undefined, check: undefined, ok: undefined, code: undefined, message: undefined, pool: undefined, arguments: undefined, result: undefined, hooks: this.#earlyHooks.get(id) ?? [], progress: undefined, abandoned: false, notes: [],
     }
+    this.#earlyHooks.delete(id)
     this.#records.set(record.key, record)
     this.#byId.set(id, record)
     return record

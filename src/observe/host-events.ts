@@ -11,7 +11,7 @@ import type { LogLevel, ToolResult } from '../contract/types.js'
  * held while its availability and permission checks are decided), each call refused before
  * scheduling (parse, lookup, validation or permission), how a held call's checks came out
  * (`checked`: allowed, refused, or asking a person), each approval a person gave or refused, and
- * each scheduled call's result once its caller has it (`answered`). `admitted` carries the
+ * each scheduled call's result once its caller has it (`answered`), and each hook's decision (`hook`). `admitted` carries the
  * validated arguments (the object itself: a listener must not change it).
  * Like every event, built only while someone listens.
  */
@@ -22,6 +22,11 @@ export type CallEvent =
   | { type: 'approval'; id: string; at: number; outcome: 'approved' | 'denied'; code?: string }
   /** A scheduled call's result as its caller gets it (shaped, after-hooks applied). */
   | { type: 'answered'; id: string; at: number; result: ToolResult }
+  /**
+   * One hook's decision about a call (config.yaml's, the embedding's or a plugin's): a before-hook's
+   * comes before the call's `admitted` or `refused`, an after-hook's before its `answered`.
+   */
+  | { type: 'hook'; id: string; name: string; at: number; event: 'before_call' | 'after_call'; hook: string; decision: 'allow' | 'ask' | 'deny'; reason: string }
 
 export type HostEvent =
   | SchedulerEvent

@@ -27,6 +27,8 @@ export interface AuditEntry {
   reason: string
   /** For answers: who answered (`terminal`, `--yes`, …) when the handler said. */
   answeredBy?: string
+  /** Who sent the call when not the embedding itself (`RunOptions.principal`, e.g. `console`). */
+  principal?: string
 }
 
 /** An audit line whose fields are built when the log is written (see `AuditLog.recordDeferred`). */

@@ -16,6 +16,8 @@ export interface PermissionDecision {
   rule?: PermissionRule
   /** Why, in words a person and a model can read. */
   reason: string
+  /** An ask that an allow rule matching the call would have turned into allow (the mode's ask, a destructive call's). */
+  allowRuleWouldRun?: true
 }
 
 export interface DecideInput {
@@ -72,9 +74,10 @@ export function decidePermission(input: DecideInput): PermissionDecision {
   if (input.needsApproval === true) return { outcome: 'ask', by: 'tool', reason: `${toolName} needs a person's approval for this call (needsApproval)` }
   const allow = findAllowRule(rules.allow, toolName, subjects, caseInsensitive)
   if (allow) return { outcome: 'allow', by: 'rule', rule: allow, reason: `the permission rule ${allow.where} "${allow.source}" allows it` }
-  if (facts.destructive) return { outcome: 'ask', by: 'tool', reason: `${toolName} says this call is destructive` }
+  if (facts.destructive) return { outcome: 'ask', by: 'tool', reason: `${toolName} says this call is destructive`, allowRuleWouldRun: true }
   if (toolSay?.behavior === 'allow') return { outcome: 'allow', by: 'tool', reason: `${toolName} allowed it${toolSay.message ? `: ${toolSay.message}` : ''}` }
-  return { by: 'mode', ...modeDefault(mode, facts, toolName) }
+  const byMode = modeDefault(mode, facts, toolName)
+  return byMode.outcome === 'ask' ? { by: 'mode', ...byMode, allowRuleWouldRun: true } : { by: 'mode', ...byMode }
 }
 
 // Why an `rm` rule names a command that is not `rm`: it deletes files the way the rule names.

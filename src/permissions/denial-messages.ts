@@ -37,7 +37,15 @@ export function noOneToAsk(j: JudgedCall, audience: Audience, why?: string): str
   } catch {
     rule = undefined // a subject that cannot be made (odd arguments): no rule to suggest
   }
-  return noOneToAskMessage({ tool, reason: j.decision.reason, rule, modes: modesThatRun(j), why }, audience)
+  return noOneToAskMessage({ tool, reason: j.decision.reason, rule, modes: modesThatRun(j), why, notByAllowRule: askerOf(j.decision, tool) }, audience)
+}
+
+// Who asked, when an allow rule would not settle the call (undefined when it would).
+function askerOf(decision: PermissionDecision, tool: string): string | undefined {
+  if (decision.allowRuleWouldRun) return undefined
+  if (decision.by === 'rule') return `the ask rule ${decision.rule?.where ?? 'in permissions.ask'}`
+  if (decision.by === 'hook') return 'a before_call hook'
+  return `${tool} itself`
 }
 
 // The permission modes under which a call that asks would run without asking.

@@ -79,6 +79,7 @@ export type DecisionFields = Pick<AuditEntry, 'decision' | 'by' | 'reason'> & Pa
 export class DecisionRecord implements DeferredAuditEntry {
   readonly #time = Date.now()
   readonly #callId: string
+  readonly #principal: string | undefined
   readonly #tool: AnyTool
   readonly #snapshot: Record<string, unknown>
   readonly #subject: CallSubject | undefined
@@ -89,6 +90,7 @@ export class DecisionRecord implements DeferredAuditEntry {
   /** `what`: the fields to log, or the permission system's decision itself (logged as decision, by, reason, rule). */
   constructor(judged: JudgedCall, mode: PermissionMode, what: DecisionFields | PermissionDecision) {
     this.#callId = judged.item.call.id
+    this.#principal = judged.item.principal
     this.#tool = judged.item.tool
     this.#snapshot = judged.snapshot
     this.#subject = judged.subjectIfMade()
@@ -118,6 +120,7 @@ export class DecisionRecord implements DeferredAuditEntry {
       subject,
       mode: this.#mode,
       ...('outcome' in what ? fieldsOf(what) : what),
+      ...(this.#principal === undefined ? {} : { principal: this.#principal }),
     }
   }
 }
@@ -130,7 +133,7 @@ export class DecisionRecord implements DeferredAuditEntry {
  * audit.record(refusalEntry(item, 'default', 'write_file did not run: its permission check failed (…)'))
  */
 export function refusalEntry(item: AuthoriseItem, mode: PermissionMode, reason: string): AuditEntry {
-  return { time: new Date().toISOString(), callId: item.call.id, tool: item.tool.name, args: abbreviate(item.args, AUDIT_STRING_CHARS), subject: '', mode, decision: 'deny', by: 'tool', reason }
+  return { time: new Date().toISOString(), callId: item.call.id, tool: item.tool.name, args: abbreviate(item.args, AUDIT_STRING_CHARS), subject: '', mode, decision: 'deny', by: 'tool', reason, ...(item.principal === undefined ? {} : { principal: item.principal }) }
 }
 
 // The ISO text of a time in ms; lines written together mostly share their millisecond, and

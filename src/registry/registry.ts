@@ -7,6 +7,8 @@ import { SchemaSlots, type ToolSlots } from './registry-schemas.js'
 import { SchemaCompiler, type ValidateFunction } from './schema.js'
 import { toolAvailability, type AvailabilityOptions } from './tool-availability.js'
 import { PromptsAndResources } from './prompts-and-resources.js'
+import { PluginHooks } from './plugin-hooks.js'
+import type { PluginHook } from '../contract/hook-types.js'
 import type { AnyTool, Availability, ObjectJsonSchema, OpenAIToolDefinition, ToolSpec } from '../contract/types.js'
 import type { AnyPrompt, AnyResource } from '../contract/prompt-types.js'
 
@@ -54,6 +56,8 @@ export class ToolRegistry {
   #unconditional: OpenAIToolDefinition[] | false | undefined
   /** The prompts and resources plugins registered (`definePrompt`, `defineResource`), reloaded with their files' tools. */
   readonly promptsAndResources = new PromptsAndResources()
+  /** The hooks plugins registered (`defineHook`), reloaded and removed with their files. */
+  readonly hooks = new PluginHooks()
 
   /** `knownSchemas`: the set of schemas known to compile (default: the process's per-user cache). */
   constructor(options: { knownSchemas?: KnownSchemas } = {}) {
@@ -74,11 +78,12 @@ export class ToolRegistry {
    * from compiling every schema.
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  register(spec: AnyTool | ToolSpec<any> | AnyPrompt | AnyResource, options: { source?: string } = {}): void {
+  register(spec: AnyTool | ToolSpec<any> | AnyPrompt | AnyResource | PluginHook, options: { source?: string } = {}): void {
     const loading = options.source === undefined ? this.#loading.getStore() : undefined
     if (loading?.givenUp) throw new ToolhostError('E_PLUGIN_LOAD', `${loading.source}: this tool was registered after the file's load had failed or run out of time (plugins.import_timeout_ms); it is not taken`)
     const source = options.source ?? loading?.source
     if (isPromptOrResource(spec)) return this.promptsAndResources.register(spec, source)
+    if (isHook(spec)) return this.hooks.register(spec, source)
     let tool: AnyTool
     try {
       tool = defineTool(spec)
@@ -136,6 +141,7 @@ export class ToolRegistry {
     const staging = { source, entries: new Map<string, Entry>(), compiler: new SchemaCompiler() }
     this.#staging = staging
     this.promptsAndResources.stage(source)
+    this.hooks.stage(source)
     const loading = { source, givenUp: false }
     try {
       await this.#loading.run(loading, load)
@@ -150,6 +156,7 @@ export class ToolRegistry {
       loading.givenUp = true
       for (const entry of staging.entries.values()) this.#schemas.release(entry)
       this.promptsAndResources.discardStaged()
+      this.hooks.discardStaged()
       throw error
     } finally {
       this.#staging = undefined
@@ -159,6 +166,7 @@ export class ToolRegistry {
     for (const [name, entry] of staging.entries) this.#entries.set(name, entry)
     if (old.length > 0 || staging.entries.size > 0) this.#changed()
     this.promptsAndResources.commitStaged()
+    this.hooks.commitStaged()
     return [...staging.entries.keys()].sort()
   }
 
@@ -183,9 +191,16 @@ export class ToolRegistry {
     return true
   }
 
-  /** Removes every tool (and prompt and resource) a plugin file registered; returns the tools' names. */
+  /** True when a plugin file registered a tool, prompt, resource or hook here (it counts as loaded). */
+  hasSource(source: string): boolean {
+    for (const entry of this.#entries.values()) if (entry.source === source) return true
+    return this.promptsAndResources.hasSource(source) || this.hooks.hasSource(source)
+  }
+
+  /** Removes every tool (and prompt, resource and hook) a plugin file registered; returns the tools' names. */
   unregisterSource(source: string): string[] {
     this.promptsAndResources.unregisterSource(source)
+    this.hooks.unregisterSource(source)
     const entries = this.#entriesFrom(source)
     for (const entry of entries) this.#forget(entry)
     if (entries.length > 0) this.#changed()
@@ -263,9 +278,10 @@ export class ToolRegistry {
     return result!
   }
 
-  /** Removes every tool, prompt and resource (tests and hot reload start from a clean slate). */
+  /** Removes every tool, prompt, resource and hook (tests and hot reload start from a clean slate). */
   clear(): void {
     this.promptsAndResources.clear()
+    this.hooks.clear()
     if (this.#entries.size === 0) return
     for (const entry of [...this.#entries.values()]) this.#forget(entry)
     this.#changed()
@@ -305,6 +321,10 @@ export class ToolRegistry {
 function isPromptOrResource(spec: object): spec is AnyPrompt | AnyResource {
   const kind = (spec as { kind?: unknown }).kind
   return kind === 'prompt' || kind === 'resource'
+}
+
+function isHook(spec: object): spec is PluginHook {
+  return (spec as { kind?: unknown }).kind === 'hook'
 }
 
 function duplicateTool(name: string, first: string | undefined, second: string | undefined): ToolhostError {

@@ -28,6 +28,10 @@ beforeAll(() => {
     "registry.register(defineTool({ name: 'http_get', toolset: 'web', description: 'GET a URL.', parameters: { type: 'object' }, handler: () => 'ok' }))",
     "registry.register(defineTool({ name: 'http_post', toolset: 'web', description: 'POST to a URL.', requiresEnv: ['WEB_API_TOKEN'], parameters: { type: 'object' }, handler: () => 'ok' }))",
   ].join('\n'))
+  writeFileSync(path.join(plugins, 'guard.mjs'), [
+    "import { defineHook, registry } from 'toolhost'",
+    "registry.register(defineHook({ event: 'before_call', tools: 'http_*', name: 'no-internal', run: () => undefined }))",
+  ].join('\n'))
   writeFileSync(config, [
     'plugins: { dirs: [], builtins: false }',
     'env_file: ""',
@@ -44,6 +48,8 @@ beforeAll(() => {
     '  mode: bypass',
     '  deny: ["http_pots(https://internal/*)", "http_*"]',
     '  allow: [terminal]',
+    'hooks:',
+    '  before_call: [{ tools: http_gett, command: "true" }]',
   ].join('\n'))
 })
 afterAll(() => rmSync(root, { recursive: true, force: true }))
@@ -56,6 +62,7 @@ const expected = [
   'dispatch.never_parallel[0] "mcp_*" matches no registered tool: no call is made to run alone by it',
   'permissions.allow[0] "terminal" names no registered tool: it allows nothing',
   'permissions.deny[0] "http_pots(https://internal/*)" names no registered tool (did you mean "http_post" or "http_get"?): it denies nothing',
+  'hooks.before_call[0].tools "http_gett" names no registered tool (did you mean "http_get" or "http_post"?): the hook runs on no call of it',
 ]
 
 describe('names in config are checked against the registered tools', () => {
@@ -69,9 +76,12 @@ describe('names in config are checked against the registered tools', () => {
   test('doctor lists them under config names', async () => {
     const run = await toolhost(['doctor'])
     const lines = run.stdout.split('\n')
-    const at = lines.indexOf(`config names:  6 entries name no registered tool (${config})`)
+    const at = lines.indexOf(`config names:  7 entries name no registered tool (${config})`)
     expect(at).toBeGreaterThan(-1)
-    expect(lines.slice(at + 1, at + 7)).toEqual(expected.map((line) => `  ${line}`))
+    expect(lines.slice(at + 1, at + 8)).toEqual(expected.map((line) => `  ${line}`))
+    // The hooks in force, and the plugin file that registered one.
+    expect(lines).toContain('hooks:         before_call hooks.before_call[0], "no-internal"')
+    expect(lines).toContain(`  ok      ${path.join(root, 'plugins', 'guard.mjs')} (no tools; before_call hook "no-internal")`)
   })
 
   test('doctor suggests a set variable close to a missing one (names only, never values)', async () => {

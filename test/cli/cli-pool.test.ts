@@ -134,7 +134,7 @@ describe('doctor: the limits in force', () => {
 
   test('with plugins.watch the config file is watched', async () => {
     const { stdout } = await cli(['doctor'], ['permissions: { mode: bypass }', 'dispatch: { duration_estimates: "" }', 'plugins: { dirs: [], watch: true }'])
-    expect(stdout).toMatch(/^live limits: +\S+\.yaml is watched: worker limit, rate limits and timeouts apply to calls not yet started$/m)
+    expect(stdout).toMatch(/^live limits: +\S+\.yaml is watched: worker limit, rate limits, timeouts and hooks apply to calls not yet started$/m)
   })
 })
 

@@ -44,9 +44,26 @@ beforeAll(async () => {
   registry.register(defineTool({ name: 'hold_read', description: 'Reads once its gate opens.', parameters: pathArgs, pathScoped: true, readOnly: () => true, handler: async (args) => { if (args.gate) await gate(args.gate).promise; return 'read' } }))
   registry.register(defineTool({ name: 'http_get', description: 'Fetches once its gate opens (rate-limited).', parameters: { type: 'object', properties: { url: { type: 'string' }, gate: { type: 'string' } }, required: ['url'] }, parallelSafe: true, readOnly: () => true, handler: async (args: { gate?: string }) => { if (args.gate) await gate(args.gate).promise; return 'fetched' } }))
   registry.register(defineTool({ name: 'fetch_remote_repository_metadata_with_long_name', description: 'A long name, to see it is never broken.', parameters: { type: 'object' }, readOnly: () => true, parallelSafe: true, handler: () => 'ok' }))
+  const greetArgs = {
+    type: 'object',
+    properties: {
+      name: { type: 'string', description: 'Who to greet' },
+      times: { type: 'integer', minimum: 1 },
+      loud: { type: 'boolean' },
+      tone: { enum: ['warm', 'dry'] },
+      tags: { type: 'array', items: { type: 'string' } },
+    },
+    required: ['name'],
+    additionalProperties: false,
+  } as const
+  registry.register(defineTool({ name: 'greet', description: 'Greets someone.', parameters: greetArgs, readOnly: () => true, handler: (args) => {
+    const text = `${args.tone === 'dry' ? 'Hello' : 'Hi there'}, ${args.name}${'!'.repeat(args.times ?? 1)}${args.tags ? ` [${args.tags.join(', ')}]` : ''}`
+    return args.loud ? text.toUpperCase() : text
+  } }))
+  registry.register(defineTool({ name: 'drop_table', description: 'Drops a table.', parameters: { type: 'object', properties: { table: { type: 'string' } }, required: ['table'] }, handler: () => 'dropped' }))
   registry.register(defineTool({ name: 'needs_key', description: 'Hidden without a key.', parameters: { type: 'object' }, requiresEnv: ['TOOLHOST_TEST_NO_SUCH_KEY'], handler: () => 'never' }))
   // Writes under batch/ are allowed; any other write asks, and no approver is set: only the console can answer.
-  host = await createHost({ root, loadPlugins: false, log: silentLogger, env: {}, config: { env_file: '', dispatch: { max_workers: 4 }, rate_limits: { http_get: { calls: 2, per_ms: 1000, concurrency: 1 } }, permissions: { mode: 'ask', allow: ['hold_write(batch/**)'] } } })
+  host = await createHost({ root, loadPlugins: false, log: silentLogger, env: {}, config: { env_file: '', dispatch: { max_workers: 4 }, rate_limits: { http_get: { calls: 2, per_ms: 1000, concurrency: 1 } }, permissions: { mode: 'ask', allow: ['hold_write(batch/**)', 'greet'], deny: ['drop_table'] } } })
   hostConsole = await attachConsole(host, { clients: () => clients })
   context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1366, height: 900 } })
   page = context.pages()[0] ?? (await context.newPage())
@@ -216,6 +233,44 @@ describe('the console in Chromium', { timeout: 60_000 }, () => {
     } finally {
       if ((await processes.poll(spawned.id)).status === 'running') await processes.kill(spawned.id)
     }
+  })
+
+  test('call a tool from the form built from its schema: typed inputs, a JSON box for the rest; the result shows, and the call details too', async () => {
+    await page.locator('#tool-table tr[data-tool="greet"]').getByRole('button', { name: 'Call greet from the form' }).click()
+    const form = page.locator('#call-form')
+    await form.getByLabel('name (required)').fill('Ada')
+    await form.getByText('Who to greet').waitFor()
+    await form.getByLabel('times').fill('2')
+    await form.getByLabel('loud').selectOption('true')
+    await form.getByLabel('tone').selectOption({ label: 'dry' })
+    await form.getByLabel('tags (JSON)').fill('["math", "engines"]')
+    await shot('call-form')
+    await form.getByRole('button', { name: 'Call', exact: true }).click()
+    await page.locator('#call-result', { hasText: 'HELLO, ADA!! [MATH, ENGINES]' }).waitFor()
+    await page.locator('#call-status', { hasText: /call console-\d+: ok/ }).waitFor()
+    // The call is on the timeline and its details are shown: the arguments the form sent, the result.
+    await page.locator('#call-detail pre.call-text', { hasText: '{"loud":true,"name":"Ada","tags":["math","engines"],"times":2,"tone":"dry"}' }).waitFor()
+    await page.locator('#call-detail pre.call-text', { hasText: 'HELLO, ADA!! [MATH, ENGINES]' }).waitFor()
+    await shot('call-form-result')
+  })
+
+  test('a call from the form is authorised like any: a deny rule refuses it and the form shows what the model would read; bad JSON is never sent', async () => {
+    await page.locator('#call-tool').selectOption('drop_table')
+    const form = page.locator('#call-form')
+    await form.getByLabel('table').fill('users')
+    await form.getByRole('button', { name: 'Call', exact: true }).click()
+    const result = page.locator('#call-result[data-ok="false"]')
+    await result.waitFor()
+    expect(await result.textContent()).toBe('drop_table did not run: the permission rule permissions.deny[0] "drop_table" denies it. Do not retry it; do something else, or ask the user to change the rule')
+    await page.locator('#call-status', { hasText: /call console-\d+: E_DENIED/ }).waitFor()
+    await page.locator('#call-detail dd', { hasText: 'drop_table did not run: the permission rule permissions.deny[0]' }).first().waitFor()
+    await shot('call-form-denied')
+    // A JSON box that does not parse stops the call in the page.
+    await page.locator('#call-tool').selectOption('greet')
+    await form.getByLabel('name (required)').fill('Ada')
+    await form.getByLabel('tags (JSON)').fill('[oops')
+    await form.getByRole('button', { name: 'Call', exact: true }).click()
+    await page.locator('#call-status', { hasText: 'tags is not valid JSON' }).waitFor()
   })
 
   test('the page ran with no script error and no CSP violation', () => {

@@ -7,7 +7,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { attachConsole, type AttachedConsole } from '../../src/console/index.js'
-import { createHost, defineTool, registry, type Host } from '../../src/index.js'
+import { createHost, defineHook, defineTool, registry, type Host } from '../../src/index.js'
 import { silentLogger } from '../../src/contract/logger.js'
 import { login, openEvents, request } from './console-kit.js'
 
@@ -177,5 +177,98 @@ describe('approvals from the console', () => {
     expect(result!.content).toMatch(/no one could be asked/)
     events.close()
     expect(existsSync(path.join(root, 'a.txt'))).toBe(false)
+  })
+})
+
+describe('calls from the console\'s form (POST /console/api/calls)', () => {
+  async function open(permissions: Record<string, unknown>) {
+    const { origin, url } = await start(permissions)
+    const cookie = await login(url)
+    const events = await openEvents(origin, cookie)
+    const { csrf } = await events.next<{ csrf: string }>('snapshot')
+    const call = (body: unknown, headers: Record<string, string> = { 'x-toolhost-csrf': csrf }) =>
+      request(`${origin}/console/api/calls`, { method: 'POST', headers: { 'content-type': 'application/json', cookie, origin, ...headers }, body: JSON.stringify(body) })
+    return { call, events }
+  }
+  const auditLines = () => readFileSync(path.join(root, '.toolhost/audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
+
+  test('a call runs through the host as the console: its result comes back as the call details show it, and the audit log names the principal', async () => {
+    const { call, events } = await open({ mode: 'ask', allow: ['write_note(notes/**)'] })
+    const reply = await call({ tool: 'write_note', arguments: { path: 'notes/a.txt' } })
+    expect(reply.status).toBe(200)
+    expect(JSON.parse(reply.body)).toEqual({ id: 'console-1', tool: 'write_note', ok: true, text: 'wrote' })
+    await events.next('calls', (d: { calls: Array<{ id: string; result?: string }> }) => d.calls.some((c) => c.id === 'console-1' && c.result === 'wrote'))
+    events.close()
+    await host!.close()
+    expect(auditLines().find((l) => l.callId === 'console-1')).toMatchObject({ tool: 'write_note', decision: 'allow', principal: 'console' })
+  })
+
+  test('it is authorised like any call: a deny rule refuses it, the schema refuses bad arguments, an unknown tool is named', async () => {
+    const { call, events } = await open({ mode: 'bypass', deny: ['write_note(secrets/**)'] })
+    const denied = JSON.parse((await call({ tool: 'write_note', arguments: { path: 'secrets/k.txt' } })).body)
+    expect(denied).toMatchObject({ id: 'console-1', ok: false, code: 'E_DENIED' })
+    expect(denied.text).toBe('write_note did not run: the permission rule permissions.deny[0] "write_note(secrets/**)" denies it. Do not retry it; do something else, or ask the user to change the rule')
+    const invalid = JSON.parse((await call({ tool: 'write_note', arguments: { path: 7 } })).body)
+    expect(invalid).toMatchObject({ ok: false, code: 'E_ARGS_INVALID' })
+    const unknown = JSON.parse((await call({ tool: 'write_nte', arguments: {} })).body)
+    expect(unknown).toMatchObject({ ok: false, code: 'E_TOOL_UNKNOWN' })
+    expect(unknown.text).toMatch(/write_note/)
+    expect(existsSync(path.join(root, 'secrets'))).toBe(false)
+    events.close()
+  })
+
+  test('it is an action: without the CSRF header or from another origin it is refused (403) and nothing runs; a body that names no call is 400', async () => {
+    const { call, events } = await open({ mode: 'bypass' })
+    expect((await call({ tool: 'write_note', arguments: { path: 'a.txt' } }, {})).status).toBe(403)
+    expect((await call({ tool: 'write_note', arguments: { path: 'a.txt' } }, { 'x-toolhost-csrf': 'wrong' })).status).toBe(403)
+    expect((await call({ arguments: {} })).status).toBe(400)
+    expect((await call({ tool: 'write_note', arguments: [1] })).status).toBe(400)
+    events.close()
+    await host!.close()
+    expect(existsSync(path.join(root, '.toolhost/audit.jsonl')) ? auditLines().filter((l) => l.tool === 'write_note') : []).toEqual([])
+  })
+})
+
+describe('hook decisions in the call details', () => {
+  test('each hook\'s decision about a call is on its record: a before-hook\'s denial, an after-hook\'s rewrite', async () => {
+    host = await createHost({ root, loadPlugins: false, log: silentLogger, config: { env_file: '', permissions: { mode: 'bypass' } }, hooks: {
+      beforeCall: [{ tools: 'write_note', name: 'frozen-notes', run: (call) => (String(call.arguments.path).startsWith('frozen/') ? { decision: 'deny', reason: 'frozen until Monday' } : undefined) }],
+      afterCall: [{ tools: 'write_note', name: 'stamp', run: (call) => ({ content: `${call.result!.content} (stamped)` }) }],
+    } })
+    hostConsole = await attachConsole(host)
+    const origin = new URL(hostConsole.url).origin
+    const events = await openEvents(origin, await login(hostConsole.url))
+    await events.next('snapshot')
+    await host.run([
+      { id: 'f', name: 'write_note', arguments: { path: 'frozen/a.txt' } },
+      { id: 'o', name: 'write_note', arguments: { path: 'open/a.txt' } },
+    ])
+    type Call = { id: string; result?: string; hooks: Array<{ event: string; hook: string; decision: string; reason: string }> }
+    const done = (c: Call | undefined): boolean => c !== undefined && c.hooks.length > 0
+    const { calls } = await events.next<{ calls: Call[] }>('calls', (d) => done(d.calls.find((c) => c.id === 'f')) && d.calls.some((c) => c.id === 'o' && c.hooks.length === 2 && c.result !== undefined))
+    expect(calls.find((c) => c.id === 'f')!.hooks).toEqual([{ event: 'before_call', hook: 'frozen-notes', decision: 'deny', reason: 'write_note did not run: the hook frozen-notes denied it: frozen until Monday' }])
+    expect(calls.find((c) => c.id === 'o')!.hooks.map((h) => `${h.event} ${h.hook} ${h.decision}: ${h.reason}`)).toEqual(['before_call frozen-notes allow: allowed it', 'after_call stamp allow: rewrote the result'])
+    expect(calls.find((c) => c.id === 'o')!.result).toBe('wrote (stamped)')
+    events.close()
+  })
+})
+
+describe('limits in force', () => {
+  test('a reloaded config.yaml\'s live keys reach open pages at once (a limits event), rate_limits and hooks included', async () => {
+    const { origin, url } = await start({ mode: 'bypass' })
+    const events = await openEvents(origin, await login(url))
+    const { limits } = await events.next<{ limits: Array<{ key: string; value: string }> }>('snapshot')
+    expect(limits).toContainEqual({ key: 'rate_limits', value: 'none' })
+    expect(limits).toContainEqual({ key: 'hooks', value: 'none' })
+    host!.applyLiveConfig({ ...host!.config, dispatch: { ...host!.config.dispatch, max_workers: 3 }, rate_limits: { write_note: { calls: 2, per_ms: 1000 } }, hooks: { before_call: [{ tools: 'write_note', command: 'true' }], after_call: [] } })
+    const next = await events.next<{ limits: Array<{ key: string; value: string }> }>('limits')
+    expect(next.limits).toContainEqual({ key: 'dispatch.max_workers', value: '3' })
+    expect(next.limits).toContainEqual({ key: 'rate_limits.write_note', value: '2 per s' })
+    expect(next.limits).toContainEqual({ key: 'hooks', value: 'before_call 1, after_call 0' })
+    // A plugin's hook counts too, as its file loads (or goes).
+    registry.register(defineHook({ event: 'after_call', tools: 'write_note', name: 'stamp', run: () => undefined }))
+    const after = await events.next<{ limits: Array<{ key: string; value: string }> }>('limits', (d) => d.limits.some((l) => l.key === 'hooks' && l.value === 'before_call 1, after_call 1'))
+    expect(after.limits).toContainEqual({ key: 'hooks', value: 'before_call 1, after_call 1' })
+    events.close()
   })
 })

@@ -37,6 +37,17 @@ describe('checkConfigNames', () => {
     ])
   })
 
+  test('the tools of config.yaml\'s hooks: a name or glob that matches no tool is reported (the hook would never run)', () => {
+    const config = configWith((c) => {
+      c.hooks.before_call = [{ tools: 'read_fiel', command: 'true' }, { tools: ['read_file', 'mcp_gitlab_*'], command: 'true' }]
+      c.hooks.after_call = [{ tools: '{read,list}_file', command: 'true' }]
+    })
+    expect(checkConfigNames(config, tools).map((u) => u.message)).toEqual([
+      'hooks.before_call[0].tools "read_fiel" names no registered tool (did you mean "read_file"?): the hook runs on no call of it',
+      'hooks.before_call[1].tools[1] "mcp_gitlab_*" matches no registered tool: the hook runs on no call of it',
+    ])
+  })
+
   test('the built-in default config names nothing that is missing when the built-in tools are there', () => {
     // The defaults carry no tool names: a host with any tools starts without a warning.
     expect(checkConfigNames(defaultConfig(), tools)).toEqual([])

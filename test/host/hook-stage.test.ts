@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, test } from 'vitest'
 import type { HookConfig } from '../../src/config/types.js'
-import type { CallHooks } from '../../src/hooks/hook-types.js'
+import type { CallHooks } from '../../src/contract/hook-types.js'
 import { createDeferred } from '../../src/contract/deferred.js'
 import { defineTool, registry } from '../../src/index.js'
 import { permissionHost, recordingApprover, type RunLog, useFixtureWorkspace } from '../fixtures/permissions/tools.js'
@@ -141,7 +141,9 @@ describe('hooks', () => {
     ])
     await host.close()
     const lines = readFileSync(path.join(root, '.toolhost/audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
-    const hooks = lines.filter((l) => l.by === 'hook').map((l) => [l.callId, l.hook, l.decision, l.reason])
+    // The two calls' hooks run at once: their lines come in the order they finished (the order
+    // within a call is fixed), so the lines are compared call by call.
+    const hooks = lines.filter((l) => l.by === 'hook').map((l) => [l.callId, l.hook, l.decision, l.reason]).sort((x, y) => (x[0] === y[0] ? 0 : x[0] === 'w' ? -1 : 1))
     expect(hooks).toEqual([
       ['w', 'before_call hooks.before_call[0]', 'deny', 'write_note did not run: the hook hooks.before_call[0] denied it: frozen'],
       ['r', 'before_call hooks.before_call[1]', 'allow', 'rewrote the arguments'],

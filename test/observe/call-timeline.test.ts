@@ -36,6 +36,20 @@ describe('CallTimeline from host events', () => {
     expect(timeline.peakLanes).toBe(1) // a's lane was free again when b started
   })
 
+  test('hook decisions land on their call: before-hooks (sent before the call is admitted or refused) and after-hooks, in order', () => {
+    const timeline = new CallTimeline()
+    feed(timeline, [
+      { type: 'hook', id: 'd', name: 'write', at: 0, event: 'before_call', hook: 'hooks.before_call[0]', decision: 'deny', reason: 'write did not run: frozen' },
+      { type: 'refused', id: 'd', name: 'write', batch: 1, at: 0, code: 'E_DENIED', message: 'write did not run: frozen' },
+      { type: 'hook', id: 'a', name: 'read', at: 0, event: 'before_call', hook: '"guard"', decision: 'allow', reason: 'rewrote the arguments' },
+      { type: 'admitted', id: 'a', name: 'read', batch: 1, at: 0, footprint: 'free', permission: 'allow' },
+      { type: 'hook', id: 'a', name: 'read', at: 3, event: 'after_call', hook: '"stamp"', decision: 'allow', reason: 'rewrote the result' },
+    ])
+    const [denied, allowed] = timeline.records()
+    expect(denied!.hooks).toEqual([{ event: 'before_call', hook: 'hooks.before_call[0]', decision: 'deny', reason: 'write did not run: frozen' }])
+    expect(allowed!.hooks.map((h) => `${h.event} ${h.hook} ${h.decision}`)).toEqual(['before_call "guard" allow', 'after_call "stamp" allow'])
+  })
+
   test("a wait for another host's call (host set) keeps the call waiting until it starts", () => {
     const states: string[] = []
     const timeline = new CallTimeline({ onUpdate: (r) => states.push(r.state) })

@@ -52,6 +52,23 @@ describe('needsApproval', () => {
     expect(result.content).toContain("deploy needs a person's approval for this call (needsApproval)")
   })
 
+  test('with no one to ask, the advice never names an allow rule: it would not skip the tool\'s ask (nor a hook\'s, nor an ask rule)', async () => {
+    registerDeploy(true)
+    const host = await permissionHost(root, { mode: 'ask', allow: ['deploy'], ask: ['terminal'] }, { audience: 'person', hooks: { beforeCall: [{ tools: 'write_note', name: 'the review hook', run: () => ({ decision: 'ask', reason: 'notes are reviewed' }) }] } })
+    const [deploy, note, shell, read] = await host.run([
+      { id: 'd', name: 'deploy', arguments: { env: 'prod' } },
+      { id: 'n', name: 'write_note', arguments: { path: 'a.txt' } },
+      { id: 't', name: 'terminal', arguments: { command: 'ls' } },
+      { id: 'w', name: 'delete_tree', arguments: { path: 'old' } },
+    ])
+    await host.close()
+    expect(deploy!.content).toBe("deploy did not run: it needs approval (deploy needs a person's approval for this call (needsApproval)) and no one could be asked; nobody refused it. An allow rule does not skip it (deploy itself asks). To allow it: pass --yes to approve every call that asks, or run with --permission-mode bypass.")
+    expect(note!.content).toMatch(/An allow rule does not skip it \(a before_call hook asks\)/)
+    expect(shell!.content).toMatch(/An allow rule does not skip it \(the ask rule permissions\.ask\[0\] asks\)/)
+    // The mode's ask (and a destructive call's) is what an allow rule settles: that advice stays.
+    expect(read!.content).toMatch(/To allow it: add permissions\.allow: \["delete_tree\(old\)"\] to config\.yaml/)
+  })
+
   test('a deny rule and bypass mode come first', async () => {
     registerDeploy(true)
     const denied = await permissionHost(root, { mode: 'auto', deny: ['deploy'] })

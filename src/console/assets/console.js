@@ -1,5 +1,6 @@
 // The console page: one server-sent-events stream (a snapshot, then changes), the panels, and the
-// two actions (answer an approval, kill a process), each a POST with the CSRF header.
+// actions (answer an approval, kill a process, call a tool), each a POST with the CSRF header.
+import { createCallForm } from './call-form.js'
 import { setText } from './dom.js'
 import { createApprovalsPanel, createProcessesPanel, renderClients, renderLimits, renderTools } from './panels.js'
 import { createTimelineView, renderCallDetail } from './timeline-view.js'
@@ -14,6 +15,22 @@ const detail = $('#call-detail')
 const timeline = createTimelineView($('#timeline'), { onSelect: (key) => { state.selected = key; renderDetail(); detail.focus() } })
 const approvals = createApprovalsPanel($('#approvals'), { decide })
 const processes = createProcessesPanel($('#processes'), { kill })
+const callForm = createCallForm($('#call'), { call: callTool, onAnswer: (answer) => follow(answer.id) })
+
+// The form's call, once answered, is shown in the call details (its record may come before or after the answer).
+let following = null
+function follow(id) {
+  following = id
+  selectFollowed()
+}
+function selectFollowed() {
+  if (following === null) return
+  const record = [...state.calls.values()].reverse().find((c) => c.id === following)
+  if (!record) return
+  following = null
+  state.selected = record.key
+  renderDetail()
+}
 
 /** The host's clock now, from the last time it was sent. */
 function hostNow() {
@@ -81,7 +98,8 @@ events.addEventListener('snapshot', (event) => {
   state.clients = snapshot.clients
   state.tools = snapshot.tools
   renderClients($('#clients'), state.clients, state.tools)
-  renderTools($('#tools'), state.tools)
+  renderTools($('#tools'), state.tools, callForm.choose)
+  callForm.render(state.tools)
   renderLimits($('#limits'), snapshot.limits)
   scheduleRender()
 })
@@ -89,6 +107,7 @@ events.addEventListener('calls', (event) => {
   const data = JSON.parse(event.data)
   setClock(data.now)
   upsertCalls(data.calls)
+  selectFollowed()
   scheduleRender()
 })
 events.addEventListener('approvals', (event) => {
@@ -99,13 +118,18 @@ events.addEventListener('processes', (event) => {
   state.processes = JSON.parse(event.data).processes
   processes.render(state.processes)
 })
+// A reloaded config.yaml's live keys (worker and rate limits, timeouts, hooks).
+events.addEventListener('limits', (event) => {
+  renderLimits($('#limits'), JSON.parse(event.data).limits)
+})
 events.addEventListener('clients', (event) => {
   state.clients = JSON.parse(event.data).clients
   renderClients($('#clients'), state.clients, state.tools)
 })
 events.addEventListener('tools', (event) => {
   state.tools = JSON.parse(event.data).tools
-  renderTools($('#tools'), state.tools)
+  renderTools($('#tools'), state.tools, callForm.choose)
+  callForm.render(state.tools)
   renderClients($('#clients'), state.clients, state.tools)
 })
 
@@ -119,6 +143,12 @@ setInterval(() => {
 }, 1000)
 
 async function post(path, body) {
+  const { error } = await postFor(path, body)
+  return error
+}
+
+// A POST with the CSRF header: { answer } (the JSON reply) or { error } in words.
+async function postFor(path, body) {
   try {
     const response = await fetch(path, {
       method: 'POST',
@@ -126,12 +156,16 @@ async function post(path, body) {
       body: JSON.stringify(body),
       credentials: 'same-origin',
     })
-    if (response.ok) return undefined
     const answer = await response.json().catch(() => ({}))
-    return `failed (${response.status}): ${answer.error ?? response.statusText}`
+    if (response.ok) return { answer }
+    return { error: `failed (${response.status}): ${answer.error ?? response.statusText}` }
   } catch (error) {
-    return `failed: ${error.message}`
+    return { error: `failed: ${error.message}` }
   }
+}
+
+function callTool(tool, args) {
+  return postFor('/console/api/calls', { tool, arguments: args })
 }
 
 function decide(id, decision, message) {

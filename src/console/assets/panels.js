@@ -158,7 +158,7 @@ function seenText(client, tools) {
   return `${seen} of ${available.length} available tools${missing.length > 0 ? `; not ${missing.join(', ')} (it cannot be asked)` : ''}`
 }
 
-export function renderTools(section, tools) {
+export function renderTools(section, tools, choose) {
   const available = tools.filter((t) => t.available).length
   setText(section.querySelector('#tools-summary'), `${available} of ${tools.length} tools available`)
   replaceChildren(section.querySelector('#tool-table tbody'), tools.map((t) => row([
@@ -166,6 +166,7 @@ export function renderTools(section, tools) {
     t.toolset,
     h('span', { class: t.available ? 'available' : 'hidden-tool', text: t.available ? 'available' : `hidden: ${t.reason ?? 'unavailable'}` }),
     h('span', { class: 'description', text: t.description }),
+    h('button', { type: 'button', class: 'call-tool', text: 'Call…', 'aria-label': `Call ${t.name} from the form`, onclick: () => choose(t.name) }),
   ], { dataset: { tool: t.name, available: String(t.available) } })))
 }
 

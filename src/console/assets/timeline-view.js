@@ -143,6 +143,7 @@ export function renderCallDetail(container, record, now) {
   // Bounded and with secrets blanked out by the host before they were sent.
   if (record.arguments !== undefined) items.push(['arguments', h('pre', { class: 'call-text', text: record.arguments })])
   if (record.result !== undefined) items.push(['result', h('pre', { class: 'call-text', text: record.result })])
+  for (const hook of record.hooks ?? []) items.push([`hook ${hook.event}`, `${hook.hook}: ${hook.decision} — ${hook.reason}`])
   if (record.pool?.worker) items.push(['waited for a worker', record.pool.worker.length > 0 ? `${record.pool.worker.join(', ')} held the workers` : 'every worker was busy'])
   if (record.progress) items.push(['progress', record.progress])
   if (record.abandoned) items.push(['abandoned', 'its handler ignored the interrupt; its worker was released'])

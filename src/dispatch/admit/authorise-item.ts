@@ -10,6 +10,8 @@ export interface AuthoriseItem {
   args: Record<string, unknown>
   /** A before-hook asked for a person's approval, and why (the permission system asks, as for an ask rule). */
   hookAsk?: string
+  /** Who sent the call (`RunOptions.principal`), for the audit log; absent for the embedding's own calls. */
+  principal?: string
 }
 
 /** Run (with possibly updated arguments, maybe after an approval `gate`), or refuse with an error. */

@@ -1,5 +1,5 @@
 /** Hooks: code or commands run before a call (allow, deny, ask, rewrite its arguments) and after it (rewrite or withhold its result). Types only. */
-import type { ToolError } from '../contract/types.js'
+import type { ToolError } from './types.js'
 
 /** What a hook is told about a call: what a `hooks.*` command reads as JSON on its stdin. */
 export interface HookCall {
@@ -46,4 +46,15 @@ export interface CallHook {
 export interface CallHooks {
   beforeCall?: readonly CallHook[]
   afterCall?: readonly CallHook[]
+}
+
+/** What `defineHook` takes: a `CallHook` with the event it runs on and a name (how denials and the audit log say it). */
+export interface HookSpec extends CallHook {
+  event: 'before_call' | 'after_call'
+  name: string
+}
+
+/** A hook a plugin registers (`registry.register(defineHook({ … }))`), reloaded and removed with its file. */
+export interface PluginHook extends HookSpec {
+  readonly kind: 'hook'
 }
