@@ -2,9 +2,11 @@
 // hosts on machines whose clocks differ still agree on which sessions have lapsed.
 //
 // Keys (all under the store's prefix): `hosts` a sorted set of host ids scored by when their session
-// lapses (ms); `leases` and `waiters` hashes of lease id → record JSON ({host, call, claim, pid,
-// machine}); `waitseq` and `waitseen` sorted sets of waiter id → queue number and last attempt;
-// `next` the counter of fencing tokens and queue numbers; `conc:<rule>` sets of `host|ticket`.
+// lapses (ms); `leases:<host>` a hash per host and `waiters` one hash, of lease id → record JSON
+// ({host, call, claim, pid, machine}); `waitseq` and `waitseen` sorted sets of waiter id → queue
+// number and last attempt; `next` the counter of fencing tokens and queue numbers; `conc:<rule>`
+// sets of `host|ticket`. The lease hashes of other hosts are reached by name, not through KEYS:
+// one Redis, not Redis Cluster.
 
 const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`
@@ -45,63 +47,67 @@ local function isAlive(id)
 end`
 
 /**
- * Grants a lease or queues a waiter. KEYS: hosts, leases, waiters, next, waitseq, waitseen. ARGV:
- * host id, lease id, record JSON, waiter time to live (ms). Returns `{'granted', token}`,
- * `{'wait', record…}` (a waiter's record prefixed with `~`), or `{'lapsed'}` when this host's own
- * session has lapsed (it must join again before asking).
+ * Grants a lease or queues a waiter. KEYS: hosts, waiters, next, waitseq, waitseen. ARGV: host id,
+ * lease id, record JSON, waiter time to live (ms), the prefix of the hosts' lease hashes. Each host's
+ * leases are a hash of their own (`<prefix><host>`): a request reads the other hosts' leases only,
+ * and a lapsed host's go in one DEL. Returns `{'granted', token}`, `{'wait', record…}` (a waiter's
+ * record prefixed with `~`), or `{'lapsed'}` when this host's own session has lapsed (it must join
+ * again before asking).
  */
 export const GRANT = `${NOW}
 ${CONFLICTS}
 ${ALIVE}
-local host, leaseId, record, waiterTtl = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+local host, leaseId, record, waiterTtl, leasesOf = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5]
 if not isAlive(host) then return {'lapsed'} end
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+for _, dead in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now)) do
+  redis.call('DEL', leasesOf .. dead)
+  redis.call('ZREM', KEYS[1], dead)
+end
 local wanted = cjson.decode(record).claim
 local waits = {}
-local leases = redis.call('HGETALL', KEYS[2])
-for i = 1, #leases, 2 do
-  local held = cjson.decode(leases[i + 1])
-  if not isAlive(held.host) then
-    redis.call('HDEL', KEYS[2], leases[i])
-  elseif held.host ~= host and conflicts(held.claim, wanted) then
-    waits[#waits + 1] = leases[i + 1]
+for _, other in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  if other ~= host then
+    local leases = redis.call('HVALS', leasesOf .. other)
+    for i = 1, #leases do
+      if conflicts(cjson.decode(leases[i]).claim, wanted) then waits[#waits + 1] = leases[i] end
+    end
   end
 end
-local ownSeq = redis.call('ZSCORE', KEYS[5], leaseId)
+local ownSeq = redis.call('ZSCORE', KEYS[4], leaseId)
 local seq = math.huge
 if ownSeq then seq = tonumber(ownSeq) end
-local waiters = redis.call('HGETALL', KEYS[3])
+local waiters = redis.call('HGETALL', KEYS[2])
 for i = 1, #waiters, 2 do
   local id = waiters[i]
   local w = cjson.decode(waiters[i + 1])
-  local seen = tonumber(redis.call('ZSCORE', KEYS[6], id) or 0)
+  local seen = tonumber(redis.call('ZSCORE', KEYS[5], id) or 0)
   if not isAlive(w.host) or (id ~= leaseId and now - seen > waiterTtl) then
-    redis.call('HDEL', KEYS[3], id)
+    redis.call('HDEL', KEYS[2], id)
+    redis.call('ZREM', KEYS[4], id)
     redis.call('ZREM', KEYS[5], id)
-    redis.call('ZREM', KEYS[6], id)
-  elseif w.host ~= host and tonumber(redis.call('ZSCORE', KEYS[5], id)) < seq and conflicts(w.claim, wanted) then
+  elseif w.host ~= host and tonumber(redis.call('ZSCORE', KEYS[4], id)) < seq and conflicts(w.claim, wanted) then
     waits[#waits + 1] = '~' .. waiters[i + 1]
   end
 end
 if #waits == 0 then
   if ownSeq then
-    redis.call('HDEL', KEYS[3], leaseId)
+    redis.call('HDEL', KEYS[2], leaseId)
+    redis.call('ZREM', KEYS[4], leaseId)
     redis.call('ZREM', KEYS[5], leaseId)
-    redis.call('ZREM', KEYS[6], leaseId)
   end
-  local token = redis.call('INCR', KEYS[4])
-  redis.call('HSET', KEYS[2], leaseId, record)
+  local token = redis.call('INCR', KEYS[3])
+  redis.call('HSET', leasesOf .. host, leaseId, record)
   return {'granted', token}
 end
 if not ownSeq then
-  redis.call('HSET', KEYS[3], leaseId, record)
-  redis.call('ZADD', KEYS[5], redis.call('INCR', KEYS[4]), leaseId)
+  redis.call('HSET', KEYS[2], leaseId, record)
+  redis.call('ZADD', KEYS[4], redis.call('INCR', KEYS[3]), leaseId)
 end
-redis.call('ZADD', KEYS[6], now, leaseId)
+redis.call('ZADD', KEYS[5], now, leaseId)
 table.insert(waits, 1, 'wait')
 return waits`
 
-/** Drops a lease or waiter. KEYS: leases, waiters, waitseq, waitseen. ARGV: lease id, channel. Returns 1 if it was there. */
+/** Drops a lease or waiter. KEYS: this host's leases, waiters, waitseq, waitseen. ARGV: lease id, channel. Returns 1 if it was there. */
 export const RELEASE = `local gone = redis.call('HDEL', KEYS[1], ARGV[1]) + redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
 redis.call('ZREM', KEYS[4], ARGV[1])
@@ -118,16 +124,15 @@ redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
 if score == false or tonumber(score) <= now then return 1 end
 return 0`
 
-/** Leaves: the host's session, leases and waiters go. KEYS: hosts, leases, waiters, waitseq, waitseen. ARGV: host id, channel. */
+/** Leaves: the host's session, leases and waiters go. KEYS: hosts, this host's leases, waiters, waitseq, waitseen. ARGV: host id, channel. */
 export const LEAVE = `redis.call('ZREM', KEYS[1], ARGV[1])
-for k = 2, 3 do
-  local flat = redis.call('HGETALL', KEYS[k])
-  for i = 1, #flat, 2 do
-    if cjson.decode(flat[i + 1]).host == ARGV[1] then
-      redis.call('HDEL', KEYS[k], flat[i])
-      redis.call('ZREM', KEYS[4], flat[i])
-      redis.call('ZREM', KEYS[5], flat[i])
-    end
+redis.call('DEL', KEYS[2])
+local flat = redis.call('HGETALL', KEYS[3])
+for i = 1, #flat, 2 do
+  if cjson.decode(flat[i + 1]).host == ARGV[1] then
+    redis.call('HDEL', KEYS[3], flat[i])
+    redis.call('ZREM', KEYS[4], flat[i])
+    redis.call('ZREM', KEYS[5], flat[i])
   end
 end
 redis.call('PUBLISH', ARGV[2], 'leave')

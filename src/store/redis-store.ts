@@ -53,7 +53,7 @@ export class RedisStore implements CoordinationStore {
   readonly #log: Logger
   readonly #machine = os.hostname()
   readonly #channel: string
-  readonly #keys: { hosts: string; leases: string; waiters: string; next: string; waitSeq: string; waitSeen: string }
+  readonly #keys: { hosts: string; leasesOf: string; leases: string; waiters: string; next: string; waitSeq: string; waitSeen: string }
   #client: Redis | undefined
   #subscriber: Redis | undefined
   #opening: Promise<void> | undefined
@@ -72,7 +72,7 @@ export class RedisStore implements CoordinationStore {
     this.#log = options.log
     const p = this.#target.prefix
     this.#channel = `${p}wake`
-    this.#keys = { hosts: `${p}hosts`, leases: `${p}leases`, waiters: `${p}waiters`, next: `${p}next`, waitSeq: `${p}waitseq`, waitSeen: `${p}waitseen` }
+    this.#keys = { hosts: `${p}hosts`, leasesOf: `${p}leases:`, leases: `${p}leases:${this.hostId}`, waiters: `${p}waiters`, next: `${p}next`, waitSeq: `${p}waitseq`, waitSeen: `${p}waitseen` }
   }
 
   /** Always: the other hosts are elsewhere, so every call asks. */
@@ -165,7 +165,7 @@ export class RedisStore implements CoordinationStore {
         signal?.throwIfAborted()
         // Listening before asking: a release between the answer and the wait still wakes it.
         const woken = this.#nextWake()
-        const reply = (await this.#command((c) => c.eval(GRANT, 6, k.hosts, k.leases, k.waiters, k.next, k.waitSeq, k.waitSeen, this.hostId, leaseId, record, String(WAITER_TTL_MS)))) as Array<string | number>
+        const reply = (await this.#command((c) => c.eval(GRANT, 5, k.hosts, k.waiters, k.next, k.waitSeq, k.waitSeen, this.hostId, leaseId, record, String(WAITER_TTL_MS), k.leasesOf))) as Array<string | number>
         if (reply[0] === 'granted') return { id: leaseId, token: Number(reply[1]) }
         if (reply[0] === 'lapsed') {
           await this.#renew()
