@@ -14,7 +14,7 @@ import { WAITER_TTL_MS } from './store-state.js'
 export const REDIS_POLL_MS = 250
 
 /** A lease or waiter as kept in Redis. */
-interface Record {
+interface LeaseRecord {
   host: string
   call: string
   claim: Claim
@@ -63,7 +63,7 @@ export class RedisStore implements CoordinationStore {
   #joined = false
   readonly #wakers = new Set<() => void>()
   readonly #limiters = new Map<string, RateLimiterRedis>()
-  readonly #places = new Map<string, string>()
+  readonly #places = new Map<string, { key: string; member: string }>()
 
   /** `url`: the setting (`where` names it in errors: config file and key, or the variable). */
   constructor(options: { url: string; where?: string; log: Logger }) {
@@ -104,6 +104,8 @@ export class RedisStore implements CoordinationStore {
       retryStrategy: (times: number) => Math.min(100 * times, 1000),
     }
     const client = (this.#client = new Redis(this.#target.url, options))
+    // Sent once and run by their SHA after (ioredis loads a script again when Redis lost it).
+    for (const [name, lua] of Object.entries(SCRIPTS)) client.defineCommand(name, { lua })
     const subscriber = (this.#subscriber = new Redis(this.#target.url, { ...options, enableOfflineQueue: true }))
     client.on('error', (error: Error) => this.#lost(error))
     client.on('close', () => this.#lost(undefined))
@@ -137,7 +139,7 @@ export class RedisStore implements CoordinationStore {
     const client = this.#client
     if (this.#closed || client === undefined || client.status !== 'ready') return
     try {
-      const fresh = (await client.eval(RENEW, 1, this.#keys.hosts, this.hostId, String(this.#target.leaseMs))) as number
+      const fresh = (await script(client, 'toolhostRenew', 1, this.#keys.hosts, this.hostId, String(this.#target.leaseMs))) as number
       if (fresh === 1 && this.#joined) this.#log.warn(`this host's session in the coordination store at ${this.where} had lapsed (Redis was away or emptied, or this process was starved); it joined again, and calls it had running are no longer reserved`)
       this.#joined = true
       if (!this.#reachable) {
@@ -157,7 +159,7 @@ export class RedisStore implements CoordinationStore {
     await this.open()
     const { signal, onWait } = options
     const leaseId = newId()
-    const record = JSON.stringify({ host: this.hostId, call: request.call, claim: request.claim, pid: process.pid, machine: this.#machine } satisfies Record)
+    const record = JSON.stringify({ host: this.hostId, call: request.call, claim: request.claim, pid: process.pid, machine: this.#machine } satisfies LeaseRecord)
     const k = this.#keys
     let told = ''
     try {
@@ -165,7 +167,7 @@ export class RedisStore implements CoordinationStore {
         signal?.throwIfAborted()
         // Listening before asking: a release between the answer and the wait still wakes it.
         const woken = this.#nextWake()
-        const reply = (await this.#command((c) => c.eval(GRANT, 5, k.hosts, k.waiters, k.next, k.waitSeq, k.waitSeen, this.hostId, leaseId, record, String(WAITER_TTL_MS), k.leasesOf))) as Array<string | number>
+        const reply = (await this.#command((c) => script(c, 'toolhostGrant', 5, k.hosts, k.waiters, k.next, k.waitSeq, k.waitSeen, this.hostId, leaseId, record, String(WAITER_TTL_MS), k.leasesOf))) as Array<string | number>
         if (reply[0] === 'granted') return { id: leaseId, token: Number(reply[1]) }
         if (reply[0] === 'lapsed') {
           await this.#renew()
@@ -189,7 +191,7 @@ export class RedisStore implements CoordinationStore {
 
   release(lease: Lease): void {
     const k = this.#keys
-    this.#command((c) => c.eval(RELEASE, 4, k.leases, k.waiters, k.waitSeq, k.waitSeen, lease.id, this.#channel)).catch((error: unknown) => this.#log.warn(`the coordination store did not take lease ${lease.id} back (it lapses with this host's session): ${describeThrown(error)}`))
+    this.#command((c) => script(c, 'toolhostRelease', 4, k.leases, k.waiters, k.waitSeq, k.waitSeen, lease.id, this.#channel)).catch((error: unknown) => this.#log.warn(`the coordination store did not take lease ${lease.id} back (it lapses with this host's session): ${describeThrown(error)}`))
   }
 
   takeRateSlot(rule: SharedRateRule, options: RateOptions = {}): Promise<RateTicket> {
@@ -213,12 +215,12 @@ export class RedisStore implements CoordinationStore {
         for (;;) {
           signal?.throwIfAborted()
           const woken = this.#nextWake()
-          const held = (await this.#command((c) => c.eval(TAKE_PLACE, 2, this.#keys.hosts, this.#placesKey(rule.key), this.hostId, ticket.id, String(concurrency)))) as number
+          const held = (await this.#command((c) => script(c, 'toolhostTakePlace', 2, this.#keys.hosts, this.#placesKey(rule.key), this.hostId, ticket.id, String(concurrency)))) as number
           if (held === 0) break
           tell(`${held} of ${concurrency} at once are running on the hosts sharing ${this.where}`)
           await woken.wait(REDIS_POLL_MS, signal)
         }
-        this.#places.set(ticket.id, member)
+        this.#places.set(ticket.id, { key: rule.key, member })
       }
       if (calls !== undefined && perMs !== undefined) {
         const limiter = await this.#limiter(calls, perMs)
@@ -238,10 +240,11 @@ export class RedisStore implements CoordinationStore {
   }
 
   releaseRateSlot(ticket: RateTicket): void {
-    const member = this.#places.get(ticket.id)
-    if (member === undefined) return
+    const place = this.#places.get(ticket.id)
+    if (place === undefined) return
     this.#places.delete(ticket.id)
-    this.#command((c) => c.eval(RELEASE_PLACE, 1, this.#placesKey(ticket.key), member, this.#channel)).catch((error: unknown) => this.#log.warn(`the coordination store did not take a ${ticket.key} rate place back (it lapses with this host's session): ${describeThrown(error)}`))
+    const { member } = place
+    this.#command((c) => script(c, 'toolhostReleasePlace', 1, this.#placesKey(ticket.key), member, this.#channel)).catch((error: unknown) => this.#log.warn(`the coordination store did not take a ${ticket.key} rate place back (it lapses with this host's session): ${describeThrown(error)}`))
   }
 
   async consumeOnce(id: string, ttlMs: number): Promise<boolean> {
@@ -261,8 +264,8 @@ export class RedisStore implements CoordinationStore {
     const k = this.#keys
     if (client !== undefined && client.status === 'ready') {
       try {
-        for (const [id, member] of this.#places) await client.eval(RELEASE_PLACE, 1, this.#placesKey(id), member, this.#channel).catch(() => undefined)
-        await client.eval(LEAVE, 5, k.hosts, k.leases, k.waiters, k.waitSeq, k.waitSeen, this.hostId, this.#channel)
+        for (const { key, member } of this.#places.values()) await script(client, 'toolhostReleasePlace', 1, this.#placesKey(key), member, this.#channel).catch(() => undefined)
+        await script(client, 'toolhostLeave', 5, k.hosts, k.leases, k.waiters, k.waitSeq, k.waitSeen, this.hostId, this.#channel)
       } catch (error) {
         this.#log.warn(`leaving the coordination store at ${this.where} failed (this host's session lapses by itself): ${describeThrown(error)}`)
       }
@@ -317,7 +320,7 @@ export class RedisStore implements CoordinationStore {
 
   #describeWait(text: string, wanted: Claim): ForeignWait {
     const waiting = text.startsWith('~')
-    const held = JSON.parse(waiting ? text.slice(1) : text) as Record
+    const held = JSON.parse(waiting ? text.slice(1) : text) as LeaseRecord
     const host = held.machine === this.#machine ? `host ${held.pid}` : `host ${held.pid} on ${held.machine}`
     const reason = claimConflict(held.claim, wanted, held.call, host) ?? `${held.call} on ${host} holds what this call touches`
     return { id: held.call, host, reason: waiting ? `${reason} (waiting before this call)` : reason }
@@ -359,6 +362,13 @@ export class RedisStore implements CoordinationStore {
         }),
     }
   }
+}
+
+const SCRIPTS = { toolhostGrant: GRANT, toolhostRelease: RELEASE, toolhostRenew: RENEW, toolhostLeave: LEAVE, toolhostTakePlace: TAKE_PLACE, toolhostReleasePlace: RELEASE_PLACE }
+
+// A script defined on the client (`defineCommand`), given its number of keys, keys and arguments.
+function script(client: Redis, name: keyof typeof SCRIPTS, ...args: Array<string | number>): Promise<unknown> {
+  return (client as unknown as Record<string, (...a: Array<string | number>) => Promise<unknown>>)[name]!(...args)
 }
 
 function tellSafely(tell: () => void): void {

@@ -79,6 +79,20 @@ describe.skipIf(!hasRedis)('Redis store against a redis-server of its own (reaso
     return { a, b, close: async () => void (await Promise.all([a.close(), b.close()])) }
   })
 
+  test('a host that closes gives back its rate places too', async () => {
+    prefixes++
+    const a = storeOn()
+    const b = storeOn()
+    await Promise.all([a.open(), b.open()])
+    const rule = { key: 'one_at_a_time', limit: { concurrency: 1 } }
+    await a.takeRateSlot(rule)
+    let waited = ''
+    const next = b.takeRateSlot(rule, { onWait: (reason) => void (waited = reason) })
+    await vi.waitFor(() => expect(waited).toMatch(/^1 of 1 at once are running on the hosts sharing redis:\/\/127\.0\.0\.1:\d+\/0$/))
+    await a.close()
+    b.releaseRateSlot(await next)
+  })
+
   test('a host killed with SIGKILL loses its leases within lease_ms; a later lease carries a larger fencing token', async () => {
     prefixes++
     const url = `${redis.url}/0?prefix=t${prefixes}&lease_ms=1000`
