@@ -170,5 +170,20 @@ describe.skipIf(!hasRedis)('Redis store against a redis-server of its own (reaso
     expect(outages[0]).toMatch(/E_STORE_UNAVAILABLE/)
     expect(log.lines.some((line) => /reachable again/.test(line))).toBe(true)
   })
-})
 
+  test('Redis down at start-up: open() reports it and resolves, calls fail until Redis comes, then the host joins', async () => {
+    prefixes++
+    await redis.stop()
+    const log = recordingLog()
+    const a = storeOn(log)
+    try {
+      await a.open()
+      expect(log.lines.filter((line) => /cannot be reached/.test(line))).toHaveLength(1)
+      await expect(a.acquire({ call: 'a1', claim: write('/ws/f') })).rejects.toMatchObject({ code: 'E_STORE_UNAVAILABLE' })
+    } finally {
+      await redis.start()
+    }
+    await vi.waitFor(async () => expect(await a.consumeOnce(`joined-${Math.random()}`, 1000)).toBe(true), { timeout: 10_000, interval: 100 })
+    expect(log.lines.some((line) => /reachable again/.test(line))).toBe(true)
+  })
+})
