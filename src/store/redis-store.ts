@@ -62,6 +62,8 @@ export class RedisStore implements CoordinationStore {
   #reachable = true
   #joined = false
   readonly #wakers = new Set<() => void>()
+  /** Leases granted and not given back (what a lapsed session loses). */
+  readonly #held = new Set<string>()
   readonly #limiters = new Map<string, RateLimiterRedis>()
   readonly #places = new Map<string, { key: string; member: string }>()
 
@@ -106,15 +108,20 @@ export class RedisStore implements CoordinationStore {
     const client = (this.#client = new Redis(this.#target.url, options))
     // Sent once and run by their SHA after (ioredis loads a script again when Redis lost it).
     for (const [name, lua] of Object.entries(SCRIPTS)) client.defineCommand(name, { lua })
-    const subscriber = (this.#subscriber = new Redis(this.#target.url, { ...options, enableOfflineQueue: true }))
+    // Subscribed on every 'ready' by this code, not by ioredis's autoResubscribe (whose subscribe
+    // rejects unhandled when the connection drops again at once).
+    const subscriber = (this.#subscriber = new Redis(this.#target.url, { ...options, autoResubscribe: false }))
     client.on('error', (error: Error) => this.#lost(error))
     client.on('close', () => this.#lost(undefined))
     client.on('ready', () => void this.#found())
     subscriber.on('error', () => {}) // the command client reports the outage
     subscriber.on('message', () => this.#wake())
+    subscriber.on('ready', () => void subscriber.subscribe(this.#channel).catch(() => {}))
     this.#timer = setInterval(() => void this.#renew(), Math.max(200, Math.floor(this.#target.leaseMs / 4))).unref()
     try {
-      await Promise.all([client.connect(), subscriber.connect().then(() => subscriber.subscribe(this.#channel))])
+      // The subscriber connects (and reconnects) on its own: without it waits fall back to polling.
+      subscriber.connect().catch(() => {})
+      await client.connect()
       await this.#renew()
     } catch (error) {
       this.#lost(error)
@@ -140,7 +147,8 @@ export class RedisStore implements CoordinationStore {
     if (this.#closed || client === undefined || client.status !== 'ready') return
     try {
       const fresh = (await script(client, 'toolhostRenew', 1, this.#keys.hosts, this.hostId, String(this.#target.leaseMs))) as number
-      if (fresh === 1 && this.#joined) this.#log.warn(`this host's session in the coordination store at ${this.where} had lapsed (Redis was away or emptied, or this process was starved); it joined again, and calls it had running are no longer reserved`)
+      // Rejoined with leases out: they went with the lapsed session (Redis emptied, or this process starved).
+      if (fresh === 1 && this.#joined && this.#held.size > 0) this.#log.warn(`this host's session in the coordination store at ${this.where} had lapsed (Redis was away or emptied, or this process was starved); it joined again, and the ${this.#held.size} call(s) it had running are no longer reserved`)
       this.#joined = true
       if (!this.#reachable) {
         this.#reachable = true
@@ -168,7 +176,10 @@ export class RedisStore implements CoordinationStore {
         // Listening before asking: a release between the answer and the wait still wakes it.
         const woken = this.#nextWake()
         const reply = (await this.#command((c) => script(c, 'toolhostGrant', 5, k.hosts, k.waiters, k.next, k.waitSeq, k.waitSeen, this.hostId, leaseId, record, String(WAITER_TTL_MS), k.leasesOf))) as Array<string | number>
-        if (reply[0] === 'granted') return { id: leaseId, token: Number(reply[1]) }
+        if (reply[0] === 'granted') {
+          this.#held.add(leaseId)
+          return { id: leaseId, token: Number(reply[1]) }
+        }
         if (reply[0] === 'lapsed') {
           await this.#renew()
           if (!this.#joined || !this.#reachable) throw this.#unavailable(new Error('this host has not joined the store'))
@@ -190,8 +201,9 @@ export class RedisStore implements CoordinationStore {
   }
 
   release(lease: Lease): void {
+    this.#held.delete(lease.id)
     const k = this.#keys
-    this.#command((c) => script(c, 'toolhostRelease', 4, k.leases, k.waiters, k.waitSeq, k.waitSeen, lease.id, this.#channel)).catch((error: unknown) => this.#log.warn(`the coordination store did not take lease ${lease.id} back (it lapses with this host's session): ${describeThrown(error)}`))
+    this.#command((c) => script(c, 'toolhostRelease', 4, k.leases, k.waiters, k.waitSeq, k.waitSeen, lease.id, this.#channel)).catch((error: unknown) => this.#giveBackFailed(`lease ${lease.id}`, error))
   }
 
   takeRateSlot(rule: SharedRateRule, options: RateOptions = {}): Promise<RateTicket> {
@@ -244,7 +256,7 @@ export class RedisStore implements CoordinationStore {
     if (place === undefined) return
     this.#places.delete(ticket.id)
     const { member } = place
-    this.#command((c) => script(c, 'toolhostReleasePlace', 1, this.#placesKey(ticket.key), member, this.#channel)).catch((error: unknown) => this.#log.warn(`the coordination store did not take a ${ticket.key} rate place back (it lapses with this host's session): ${describeThrown(error)}`))
+    this.#command((c) => script(c, 'toolhostReleasePlace', 1, this.#placesKey(ticket.key), member, this.#channel)).catch((error: unknown) => this.#giveBackFailed(`a ${ticket.key} rate place`, error))
   }
 
   async consumeOnce(id: string, ttlMs: number): Promise<boolean> {
@@ -272,6 +284,13 @@ export class RedisStore implements CoordinationStore {
     }
     client?.disconnect()
     this.#subscriber?.disconnect()
+  }
+
+  // While Redis is away the outage was said once: what could not be given back lapses with the session.
+  #giveBackFailed(what: string, error: unknown): void {
+    const line = `the coordination store did not take ${what} back (it lapses with this host's session): ${describeThrown(error)}`
+    if (this.#reachable) this.#log.warn(line)
+    else this.#log.debug(line)
   }
 
   #placesKey(rule: string): string {
@@ -305,10 +324,16 @@ export class RedisStore implements CoordinationStore {
   async #command<T>(run: (client: Redis) => Promise<T>): Promise<T> {
     const client = this.#client
     if (this.#closed) throw new ToolhostError('E_STORE_UNAVAILABLE', `the coordination store at ${this.where} is closed (the host is shutting down); the call did not run`)
-    if (client === undefined || client.status !== 'ready' || !this.#joined) throw this.#unavailable(new Error(client === undefined ? 'not opened' : `connection ${client.status}`))
+    if (client === undefined || client.status !== 'ready' || !this.#joined) {
+      const why = new Error(client === undefined ? 'not opened' : `connection ${client.status}`)
+      this.#lost(why)
+      throw this.#unavailable(why)
+    }
     try {
       return await run(client)
     } catch (error) {
+      // A reply error (a script's fault) is not an outage; a dropped connection is.
+      if (client.status !== 'ready') this.#lost(error)
       throw this.#unavailable(error)
     }
   }
