@@ -1,4 +1,5 @@
 import os from 'node:os'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Redis } from 'ioredis'
 import type { RateLimiterRedis } from 'rate-limiter-flexible'
 import { ToolhostError, describeThrown } from '../contract/errors.js'
@@ -9,6 +10,7 @@ import { GRANT, LEAVE, RELEASE, RELEASE_PLACE, RENEW, TAKE_PLACE } from './redis
 import { readRedisUrl, type RedisTarget } from './redis-url.js'
 import { newId } from './state-store.js'
 import { WAITER_TTL_MS } from './store-state.js'
+import { WakeUps } from './wake-ups.js'
 
 /** A waiting request asks again at least this often, wake-up or not (another host's session lapsing publishes nothing). */
 export const REDIS_POLL_MS = 250
@@ -61,7 +63,7 @@ export class RedisStore implements CoordinationStore {
   #closed = false
   #reachable = true
   #joined = false
-  readonly #wakers = new Set<() => void>()
+  readonly #wakeUps = new WakeUps()
   /** Leases granted and not given back (what a lapsed session loses). */
   readonly #held = new Set<string>()
   readonly #limiters = new Map<string, RateLimiterRedis>()
@@ -115,7 +117,7 @@ export class RedisStore implements CoordinationStore {
     client.on('close', () => this.#lost(undefined))
     client.on('ready', () => void this.#found())
     subscriber.on('error', () => {}) // the command client reports the outage
-    subscriber.on('message', () => this.#wake())
+    subscriber.on('message', () => this.#wakeUps.wakeAll())
     subscriber.on('ready', () => void subscriber.subscribe(this.#channel).catch(() => {}))
     this.#timer = setInterval(() => void this.#renew(), Math.max(200, Math.floor(this.#target.leaseMs / 4))).unref()
     try {
@@ -133,7 +135,7 @@ export class RedisStore implements CoordinationStore {
     if (this.#closed || !this.#reachable) return
     this.#reachable = false
     this.#log.error(`the coordination store at ${this.where} cannot be reached${error === undefined ? '' : ` (${describeThrown(error)})`}; calls that need it fail with E_STORE_UNAVAILABLE until it is back`)
-    this.#wake()
+    this.#wakeUps.wakeAll()
   }
 
   async #found(): Promise<void> {
@@ -174,7 +176,7 @@ export class RedisStore implements CoordinationStore {
       for (;;) {
         signal?.throwIfAborted()
         // Listening before asking: a release between the answer and the wait still wakes it.
-        const woken = this.#nextWake()
+        const woken = this.#wakeUps.take()
         const reply = (await this.#command((c) => script(c, 'toolhostGrant', 5, k.hosts, k.waiters, k.next, k.waitSeq, k.waitSeen, this.hostId, leaseId, record, String(WAITER_TTL_MS), k.leasesOf))) as Array<string | number>
         if (reply[0] === 'granted') {
           this.#held.add(leaseId)
@@ -226,7 +228,7 @@ export class RedisStore implements CoordinationStore {
         const member = `${this.hostId}|${ticket.id}`
         for (;;) {
           signal?.throwIfAborted()
-          const woken = this.#nextWake()
+          const woken = this.#wakeUps.take()
           const held = (await this.#command((c) => script(c, 'toolhostTakePlace', 2, this.#keys.hosts, this.#placesKey(rule.key), this.hostId, ticket.id, String(concurrency)))) as number
           if (held === 0) break
           tell(`${held} of ${concurrency} at once are running on the hosts sharing ${this.where}`)
@@ -241,7 +243,7 @@ export class RedisStore implements CoordinationStore {
           const wait = await this.#consume(limiter, rule.key)
           if (wait === 0) break
           tell(`${calls} calls per ${perMs} ms reached across the hosts sharing ${this.where}`)
-          await this.#nextWake().wait(Math.min(wait, REDIS_POLL_MS * 4), signal, false)
+          await sleep(Math.min(wait, REDIS_POLL_MS * 4), undefined, signal ? { signal } : undefined)
         }
       }
       return ticket
@@ -270,7 +272,7 @@ export class RedisStore implements CoordinationStore {
     if (this.#closed) return
     this.#closed = true
     clearInterval(this.#timer)
-    this.#wake()
+    this.#wakeUps.close()
     await this.#opening
     const client = this.#client
     const k = this.#keys
@@ -349,43 +351,6 @@ export class RedisStore implements CoordinationStore {
     const host = held.machine === this.#machine ? `host ${held.pid}` : `host ${held.pid} on ${held.machine}`
     const reason = claimConflict(held.claim, wanted, held.call, host) ?? `${held.call} on ${host} holds what this call touches`
     return { id: held.call, host, reason: waiting ? `${reason} (waiting before this call)` : reason }
-  }
-
-  #wake(): void {
-    const wakers = [...this.#wakers]
-    this.#wakers.clear()
-    for (const wake of wakers) wake()
-  }
-
-  // A wake-up registered now: `wait` resolves on the next message (unless `onMessage` is false), after
-  // `ms`, or rejects when `signal` aborts.
-  #nextWake(): { wait(ms: number, signal: AbortSignal | undefined, onMessage?: boolean): Promise<void> } {
-    let woken = false
-    let wake: () => void = () => void (woken = true)
-    const waker = (): void => wake()
-    this.#wakers.add(waker)
-    return {
-      wait: (ms, signal, onMessage = true) =>
-        new Promise<void>((resolve, reject) => {
-          if (!onMessage) this.#wakers.delete(waker)
-          if ((woken && onMessage) || this.#closed) return resolve()
-          const done = (): void => {
-            clearTimeout(timer)
-            signal?.removeEventListener('abort', aborted)
-            this.#wakers.delete(waker)
-            resolve()
-          }
-          const aborted = (): void => {
-            clearTimeout(timer)
-            this.#wakers.delete(waker)
-            reject(signal!.reason)
-          }
-          const timer = setTimeout(done, ms)
-          if (onMessage) wake = done
-          if (signal?.aborted) return aborted()
-          signal?.addEventListener('abort', aborted, { once: true })
-        }),
-    }
   }
 }
 
