@@ -1,11 +1,12 @@
 /**
- * `npm run bench [-- --quick] [-- --only=scheduling,cost,...]`: the six benchmarks of toolhost, each
+ * `npm run bench [-- --quick] [-- --only=scheduling,cost,...]`: the benchmarks of toolhost, each
  * printing a table. Figures are measured, never edited; BENCHMARKS.md holds a full run's output.
  */
 import { execSync } from 'node:child_process'
 import os from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { runCost } from './bench/cost.js'
+import { runInstances } from './bench/instances.js'
 import { runMcp } from './bench/mcp.js'
 import { runMemory } from './bench/memory.js'
 import { parseBenchOptions, type BenchmarkName, type BenchOptions } from './bench/options.js'
@@ -26,6 +27,7 @@ const BENCHMARKS: Record<BenchmarkName, Benchmark> = {
   stress: runStress,
   mcp: runMcp,
   store: runStoreCost,
+  instances: runInstances,
   project: runProjectStartup,
 }
 

@@ -1,6 +1,6 @@
 /** Command-line flags of `npm run bench` (scripts only). */
 
-export const BENCHMARK_NAMES = ['scheduling', 'cost', 'startup', 'memory', 'stress', 'mcp', 'store', 'project'] as const
+export const BENCHMARK_NAMES = ['scheduling', 'cost', 'startup', 'memory', 'stress', 'mcp', 'store', 'instances', 'project'] as const
 export type BenchmarkName = (typeof BENCHMARK_NAMES)[number]
 
 export interface BenchOptions {
@@ -29,7 +29,7 @@ export interface BenchOptions {
 }
 
 export const USAGE = `usage: npm run bench [-- FLAGS]
-  --quick              a run under 30 s (fewer batches, calls and spawns; no project benchmark)
+  --quick              a run under 30 s (fewer batches, calls and spawns; no project or instances benchmark)
   --only=a,b           run only these: ${BENCHMARK_NAMES.join(', ')}
   --seed=N             generator seed (default 1)
   --batches=N          scheduling: batches on the virtual clock (default 1000, quick 150)
@@ -49,8 +49,9 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   const quick = argv.includes('--quick')
   const options: BenchOptions = {
     quick,
-    // The project benchmark installs the tarball with npm (a minute or more): not in a quick run.
-    only: BENCHMARK_NAMES.filter((name) => !quick || name !== 'project'),
+    // The project benchmark installs the tarball with npm (a minute or more), and instances starts
+    // servers, Redis and nginx: not in a quick run.
+    only: BENCHMARK_NAMES.filter((name) => !quick || (name !== 'project' && name !== 'instances')),
     seed: 1,
     batches: quick ? 150 : 1000,
     realBatches: quick ? 8 : 80,

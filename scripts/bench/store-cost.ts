@@ -2,7 +2,8 @@
  * Benchmark 6 — what the coordination store costs a call: a host on `store: memory` (no store),
  * one on `store: local` alone on its root (the default: the store is not asked), and one on
  * `store: local` sharing its root with a second host (every call asks the store: a lease taken and
- * given back through `.toolhost/store/state.json`). The memory and local-alone hosts are measured
+ * given back through `.toolhost/store/state.json`), and one on `store: redis://` (a redis-server of
+ * its own on loopback: every call asks it). The memory and local-alone hosts are measured
  * in alternating runs, so other load on the machine falls on both alike.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -11,6 +12,9 @@ import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { mkdir, rename, rmdir, writeFile } from 'node:fs/promises'
 import { LocalStore } from '../../src/store/local-store.js'
+import { RedisStore } from '../../src/store/redis-store.js'
+// The tests' own redis-server starter (a free loopback port, no persistence).
+import { hasRedis, startRedis } from '../../test/store/redis-server.js'
 import { StateFile } from '../../src/store/state-file.js'
 import { createBenchHost, type BenchHost } from './bench-host.js'
 import { calls, measure, noopTool, type Timing } from './cost.js'
@@ -50,7 +54,12 @@ export async function runStoreCost(options: BenchOptions): Promise<{ tables: Tab
   const other = new LocalStore({ root: sharedRoot, log: quiet })
   await other.open()
   const shared = await createBenchHost({ store: 'local', root: sharedRoot })
-  for (const bench of [memory, alone, shared]) bench.registry.register(noopTool('noop'))
+  // A Redis of the benchmark's own (when redis-server is installed), shared with a second host.
+  const redis = hasRedis ? await startRedis() : undefined
+  const otherRedis = redis ? new RedisStore({ url: redis.url, log: quiet }) : undefined
+  await otherRedis?.open()
+  const onRedis = redis ? await createBenchHost({ store: redis.url }) : undefined
+  for (const bench of [memory, alone, shared, ...(onRedis ? [onRedis] : [])]) bench.registry.register(noopTool('noop'))
   const sizes = [
     { size: 1, inner: Math.round(2000 * scale), sharedInner: Math.round(200 * scale) },
     { size: 8, inner: Math.round(1000 * scale), sharedInner: Math.round(50 * scale) },
@@ -71,13 +80,20 @@ export async function runStoreCost(options: BenchOptions): Promise<{ tables: Tab
     for (let r = 0; r < runs; r++) await oneRun(sharedCase, batch)
     const [m, a] = cases.map(timingOf) as [Timing, Timing]
     const s = timingOf(sharedCase)
+    const measured: Array<readonly [string, Timing]> = [[cases[0]!.what, m], [cases[1]!.what, a], [sharedCase.what, s]]
+    if (onRedis) {
+      const redisCase: Case = { what: 'redis (loopback), shared with one other host', host: onRedis, size, inner: sharedInner, wall: [], cpu: [] }
+      await onRedis.host.run(batch) // warm-up
+      for (let r = 0; r < runs; r++) await oneRun(redisCase, batch)
+      measured.push([redisCase.what, timingOf(redisCase)])
+    }
     alonePerCall.push({ size, memory: m, alone: a })
     const label = size === 1 ? 'one call (host.run of 1)' : `batch of ${size.toLocaleString('en')}, per call`
-    for (const [what, t] of [[cases[0]!.what, m], [cases[1]!.what, a], [sharedCase.what, s]] as const) {
+    for (const [what, t] of measured) {
       rows.push([label, what, fmt(t.wall, 2), fmt(t.cpu, 2), `${fmt(t.wallMedian, 2)} / ${fmt(t.cpuMedian, 2)}`, what === 'memory' ? '—' : `${fmt(t.cpu - m.cpu, 2)} (${fmt(t.cpuMedian - m.cpuMedian, 2)})`])
     }
   }
-  const failed = (await shared.host.run(calls(8, 'check-'))).filter((r) => !r.ok)
+  const failed = [...(await shared.host.run(calls(8, 'check-'))), ...(onRedis ? await onRedis.host.run(calls(8, 'check-redis-')) : [])].filter((r) => !r.ok)
   if (failed.length > 0) throw new Error(`store benchmark: a call failed: ${failed[0]!.content}`)
 
   // One transaction of the state file alone (lock, read, rewrite, unlock), and the file system's
@@ -101,10 +117,12 @@ export async function runStoreCost(options: BenchOptions): Promise<{ tables: Tab
   const c0 = process.cpuUsage()
   await new Promise((resolve) => setTimeout(resolve, idleMs))
   const idle = process.cpuUsage(c0)
-  rows.push(['idle, per second', 'three hosts of this process (two roots)', '—', fmt(((idle.user + idle.system) / idleMs) * 1000, 0), '—', '—'])
+  rows.push(['idle, per second', redis ? 'five hosts of this process (two roots, two on Redis)' : 'three hosts of this process (two roots)', '—', fmt(((idle.user + idle.system) / idleMs) * 1000, 0), '—', '—'])
 
-  await Promise.all([memory.dispose(), alone.dispose(), shared.dispose()])
+  await Promise.all([memory.dispose(), alone.dispose(), shared.dispose(), onRedis?.dispose()])
   await other.close()
+  await otherRedis?.close()
+  await redis?.stop()
   rmSync(sharedRoot, { recursive: true, force: true })
   const worst = Math.max(...alonePerCall.map((p) => p.alone.cpuMedian - p.memory.cpuMedian))
   return {
@@ -115,6 +133,9 @@ export async function runStoreCost(options: BenchOptions): Promise<{ tables: Tab
         rows,
         notes: [
           'memory and local-alone runs alternate (same load on both); the shared host runs after them, on a root a second host (a LocalStore of this process) has joined, so each call takes a lease and gives it back through .toolhost/store/state.json (requests made while a transaction is under way share the next one)',
+          redis
+            ? 'the redis host asks a redis-server of the benchmark’s own on 127.0.0.1 for every call (a lease by a Lua script and its release; wall includes the round trips, CPU is this process’s only, not the server’s); a second RedisStore of this process has joined it'
+            : 'redis-server is not installed here: no redis rows',
           'the idle row is this process’s CPU over a pause with every host open (µs of CPU per second of wall time): the renewals of the local stores and their folder watches',
         ],
       },

@@ -2,6 +2,8 @@ import { ToolhostError } from '../contract/errors.js'
 import type { HostConsole } from '../console/attach-console.js'
 import type { Host } from '../host/host.js'
 import { isLoopback } from '../http/loopback.js'
+import { approvalLedgerFor } from '../mcp/approval-ledger.js'
+import { stateKeyFromEnv } from '../mcp/request-state.js'
 import { notifyOnToolChanges, sealFor, serveStdio } from '../mcp/server.js'
 import { McpSessions } from '../mcp/sessions.js'
 import type { CliArgs } from './args.js'
@@ -19,11 +21,13 @@ export async function serveCommand(args: CliArgs, io: Output): Promise<number> {
   const port = args.http === undefined ? undefined : parsePort(args.http)
   const sessions = new McpSessions()
   // The requestState key (TOOLHOST_MCP_STATE_KEY): a bad one stops start-up, not the first client.
-  sealFor(sessions)
+  stateKeyFromEnv()
   const host = await createHostForCli(args, {
     // --yes still approves everything; otherwise the calling client is asked (the terminal is the MCP channel).
     options: { audience: 'model', ask: (request, signal) => sessions.ask(request, signal), ...(args.yes ? {} : { approve: sessions.approve }), watch: args.watch },
   }, io)
+  // Approvals are consumed in the host's store: once across every instance that shares it.
+  sealFor(sessions, approvalLedgerFor(host.services.store))
   const stopNotify = notifyOnToolChanges(host, sessions)
   const signalled = untilSignal()
   try {

@@ -9,6 +9,7 @@ import { createRequestAccess } from '../http/request-access.js'
 import type { Host } from '../host/host.js'
 import { MemoryEventStore } from './event-store.js'
 import type { McpSessions } from './sessions.js'
+import { approvalLedgerFor } from './approval-ledger.js'
 import { createMcpServer, sealFor } from './server.js'
 
 /** A running Streamable HTTP endpoint (`POST/GET/DELETE /mcp`). */
@@ -66,7 +67,7 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
   sweep.unref()
 
   const maxBody = host.config.serve.max_message_bytes
-  const seal = sealFor(sessions)
+  const seal = sealFor(sessions, approvalLedgerFor(host.services.store))
   // The 2026-07-28 leg: the SDK answers server/discover, checks the envelope and the Mcp-Method /
   // Mcp-Name headers, and serves subscriptions/listen; toolhost publishes changes on its bus.
   const modern = createMcpHandler(() => createMcpServer(host, sessions, { seal, principal: 'http' }), {

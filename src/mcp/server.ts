@@ -3,7 +3,7 @@ import { Server, type Transport } from '@modelcontextprotocol/server'
 import { serveStdio as serveStdioEras } from '@modelcontextprotocol/server/stdio'
 import type { Host } from '../host/host.js'
 import type { McpLogLevel } from './call-events.js'
-import { MemoryApprovalLedger, type ApprovalLedger } from './approval-ledger.js'
+import { approvalLedgerFor, type ApprovalLedger } from './approval-ledger.js'
 import { PROMPT_RESOURCE_CAPABILITIES, servePromptsAndResources } from './prompts-resources.js'
 import { requestClient, type RequestClient } from './request-client.js'
 import { RequestStateSeal, stateKeyFromEnv } from './request-state.js'
@@ -27,8 +27,9 @@ export const TOOLS_LIST_TTL_MS = 10_000
 export interface McpServerOptions {
   /**
    * Seals `requestState` (one per serving process; every process behind one address needs the
-   * same key and ledger). Default: the key from `TOOLHOST_MCP_STATE_KEY`, or a random one, and an
-   * in-memory ledger, made once per `McpSessions`.
+   * same key and ledger). Default: the key from `TOOLHOST_MCP_STATE_KEY`, or a random one, and the
+   * host's store as the ledger (`approvalLedgerFor`: in memory for `store: memory`), made once per
+   * `McpSessions`.
    */
   seal?: RequestStateSeal
   /** Who the transport says the client is, when no authenticated client id comes with a request. */
@@ -39,9 +40,9 @@ const seals = new WeakMap<McpSessions, RequestStateSeal>()
 
 /**
  * The `RequestStateSeal` of `sessions` (made on first use): key from `TOOLHOST_MCP_STATE_KEY` or
- * random, consumed states in `ledger` (in memory unless given).
+ * random, consumed states in `ledger` (the first caller's: the host's store, `approvalLedgerFor`).
  */
-export function sealFor(sessions: McpSessions, ledger: ApprovalLedger = new MemoryApprovalLedger()): RequestStateSeal {
+export function sealFor(sessions: McpSessions, ledger: ApprovalLedger): RequestStateSeal {
   let seal = seals.get(sessions)
   if (!seal) {
     const key = stateKeyFromEnv()
@@ -91,7 +92,7 @@ export function createMcpServer(host: Host, sessions: McpSessions, options: McpS
   const tc: ToolCallContext = {
     host,
     sessions,
-    seal: options.seal ?? sealFor(sessions),
+    seal: options.seal ?? sealFor(sessions, approvalLedgerFor(host.services.store)),
     principal: options.principal ?? 'local',
     listedNames: async (client) => (await listedTools(client)).map((t) => t.name),
   }

@@ -3,6 +3,7 @@ import type { Logger } from '../contract/types.js'
 import type { CoordinationStore } from './coordination-store.js'
 import { LocalStore } from './local-store.js'
 import { MemoryStore } from './memory-store.js'
+import { RedisStore } from './redis-store.js'
 import { STORE_PATTERN } from './store-setting.js'
 
 /**
@@ -19,5 +20,5 @@ export function openStore(options: { setting: string; where: string; root: strin
   }
   if (setting === 'memory') return new MemoryStore({ log: options.log })
   if (setting === 'local') return new LocalStore({ root: options.root, log: options.log })
-  throw new ToolhostError('E_CONFIG_INVALID', `${where}: a Redis store is not available in this version of toolhost (use local for hosts on one machine)`)
+  return new RedisStore({ url: setting, where, log: options.log })
 }

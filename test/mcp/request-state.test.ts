@@ -3,7 +3,10 @@
  * good for one retry: what opens, and each way a state is refused (with its catalogue code).
  */
 import { describe, expect, test } from 'vitest'
-import { MemoryApprovalLedger } from '../../src/mcp/approval-ledger.js'
+import { approvalLedgerFor, MemoryApprovalLedger, StoreApprovalLedger } from '../../src/mcp/approval-ledger.js'
+import { MemoryState, MemoryStore } from '../../src/store/memory-store.js'
+import type { CoordinationStore } from '../../src/store/coordination-store.js'
+import { ToolhostError } from '../../src/contract/errors.js'
 import { callDigest, RequestStateSeal, REQUEST_STATE_TTL_MS, stateKeyFromEnv, type StateBinding } from '../../src/mcp/request-state.js'
 
 const BINDING: StateBinding = { principal: 'stdio:1|client', method: 'tools/call', call: callDigest('zap', { path: 'a.txt' }) }
@@ -94,5 +97,28 @@ describe('MemoryApprovalLedger', () => {
     clock.now = 150
     expect(await ledger.consumeOnce('c', 300)).toBe(true)
     expect(ledger.size).toBe(2) // a expired and went; b and c stay
+  })
+})
+
+describe('StoreApprovalLedger', () => {
+  test('two instances sharing a store: a state sealed by one is consumed once, whichever opens it', async () => {
+    const shared = new MemoryState()
+    const first = new RequestStateSeal({ ledger: new StoreApprovalLedger(new MemoryStore({ state: shared })), key: KEY })
+    const second = new RequestStateSeal({ ledger: new StoreApprovalLedger(new MemoryStore({ state: shared })), key: KEY })
+    const token = first.seal({ ...BINDING, asked: 'approve-1', answers: {} })
+    const opened = await Promise.allSettled([first.open(token, BINDING), second.open(token, BINDING)])
+    expect(opened.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected'])
+    expect(await codeOf(second.open(token, BINDING))).toBe('E_REQUEST_STATE_REPLAYED')
+  })
+
+  test('the ledger for a store of this process alone is in memory, as before; a shared store is the ledger otherwise', () => {
+    expect(approvalLedgerFor(new MemoryStore())).toBeInstanceOf(MemoryApprovalLedger)
+    expect(approvalLedgerFor({ scope: 'cluster', consumeOnce: async () => true } as unknown as CoordinationStore)).toBeInstanceOf(StoreApprovalLedger)
+  })
+
+  test('a store that cannot be used fails the retry (the approval is not taken on trust)', async () => {
+    const failing = { consumeOnce: () => Promise.reject(new ToolhostError('E_STORE_UNAVAILABLE', 'down')) }
+    const seal = new RequestStateSeal({ ledger: new StoreApprovalLedger(failing), key: KEY })
+    expect(await codeOf(seal.open(seal.seal({ ...BINDING, asked: 'approve-1', answers: {} }), BINDING))).toBe('E_STORE_UNAVAILABLE')
   })
 })

@@ -46,10 +46,10 @@ describe('config store and TOOLHOST_STORE', () => {
     })
   })
 
-  test('a redis:// store is refused at start-up, naming the key (not in this version)', async () => {
-    await expect(createHost({ root: scratch(), loadPlugins: false, log: silentLogger, env: {}, config: { env_file: '', store: 'redis://127.0.0.1:6379' } })).rejects.toMatchObject({
+  test('a malformed redis:// store stops start-up naming the key, never echoing the URL', async () => {
+    await expect(createHost({ root: scratch(), loadPlugins: false, log: silentLogger, env: {}, config: { env_file: '', store: 'redis://:hunter2@cache?lease_ms=1' } })).rejects.toMatchObject({
       code: 'E_CONFIG_INVALID',
-      message: expect.stringMatching(/^createHost\(\{ config \}\): store: a Redis store is not available in this version/),
+      message: expect.stringMatching(/^createHost\(\{ config \}\): store: lease_ms must be an integer from 1000 to 300000, got "1"$/),
     })
   })
 

@@ -4,12 +4,14 @@
  * killed with SIGKILL while holding a reservation blocks the other only until its lease goes. The
  * handler stamps its start and end with the machine's wall clock (test/fixtures/store/plugins/
  * stamp.ts): the stamps alone prove who ran when. Waits are driven by what the processes print
- * (TOOLHOST_LOG=debug: "call … waits for …") and by gate files, never by sleeps.
+ * (TOOLHOST_LOG=debug: "call … waits for …") and by gate files, never by sleeps. The last case is a
+ * CLI `run` racing a running `serve --http` on the root (an MCP v2 client drives the serve side).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest'
 import { HOST_TTL_MS } from '../../src/store/store-state.js'
 import { outputOf, REPO, TOOLHOST_CLI, type CliRun } from '../toolhost-cli.js'
@@ -115,5 +117,36 @@ describe('two host processes on one root', () => {
     expect(stampOf('p1', 'end')).toBeUndefined()
     // Within the lease (HOST_TTL_MS after the holder's last renewal), not at some later time.
     expect(stampOf('p2', 'start')!.at - killedAt).toBeLessThan(HOST_TTL_MS)
+  }, SLOW)
+
+  test('a CLI run racing a running serve on the root: its conflicting write waits for the one serve runs', async () => {
+    const config = writeConfig()
+    // serve has no --plugins: its config names the fixture folder.
+    const serveConfig = path.join(base, 'serve.yaml')
+    writeFileSync(serveConfig, readFileSync(config, 'utf8').replace('  dirs: []', `  dirs: [${JSON.stringify(PLUGINS)}]`))
+    const serve = spawn(process.execPath, [TOOLHOST_CLI, 'serve', '--http', '0', '--config', serveConfig, '--root', root], { cwd: base, env: { ...process.env, STAMP_LOG: stamps, TOOLHOST_STORE: '' } })
+    children.push(serve)
+    let serveErr = ''
+    serve.stderr.on('data', (chunk: Buffer) => (serveErr += chunk.toString()))
+    serve.stdout.resume()
+    await until(() => expect(serveErr).toMatch(/MCP Streamable HTTP at (\S+)/))
+    const client = new Client({ name: 'two-processes', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } })
+    await client.connect(new StreamableHTTPClientTransport(new URL(/MCP Streamable HTTP at (\S+)/.exec(serveErr)![1]!)))
+    try {
+      const gate = path.join(base, 'gate-s1')
+      const served = client.callTool({ name: 'stamp_write', arguments: { tag: 's1', path: 'a.txt', gate } })
+      await until(() => expect(stampOf('s1', 'start')).toBeDefined())
+      const cli = runOne(config, { tag: 'c1', path: 'a.txt' })
+      await until(() => expect(cli.stderr()).toMatch(/call c1 waits for \S+ \(writes a\.txt, which \S+ on host \d+ writes too\)/))
+      expect(stampOf('c1', 'start')).toBeUndefined()
+      writeFileSync(gate, '')
+      const [result, run] = await Promise.all([served, cli.done])
+      expect((result as { content: Array<{ text: string }> }).content[0]!.text).toBe('s1')
+      expect(run.code, run.stderr).toBe(0)
+      expect(stampOf('c1', 'start')!.at).toBeGreaterThanOrEqual(stampOf('s1', 'end')!.at)
+      expect(readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('c1')
+    } finally {
+      await client.close()
+    }
   }, SLOW)
 })
