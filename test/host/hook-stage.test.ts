@@ -141,7 +141,10 @@ describe('hooks', () => {
     ])
     await host.close()
     const lines = readFileSync(path.join(root, '.toolhost/audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
+    // The two calls' before-hooks run at once: their lines come in the order the hooks finish.
     const hooks = lines.filter((l) => l.by === 'hook').map((l) => [l.callId, l.hook, l.decision, l.reason])
+    const order = (hook: unknown): string => `${String(hook).startsWith('before') ? 0 : 1} ${String(hook)}`
+    hooks.sort((a, b) => order(a[1]).localeCompare(order(b[1])))
     expect(hooks).toEqual([
       ['w', 'before_call hooks.before_call[0]', 'deny', 'write_note did not run: the hook hooks.before_call[0] denied it: frozen'],
       ['r', 'before_call hooks.before_call[1]', 'allow', 'rewrote the arguments'],
