@@ -138,7 +138,7 @@ export class AuditLog {
   }
 }
 
-const CHUNK_BYTES = 64 * 1024
+const CHUNK_BYTES = 256 * 1024
 
 async function writeAll(handle: FileHandle, buffer: Buffer, length: number): Promise<void> {
   for (let at = 0; at < length; ) {
