@@ -46,12 +46,13 @@ const NOT_FLAT: Problem = { kind: 'depth' }
 // with the same sums, without its stacks; NOT_FLAT as soon as a value is an object or array.
 function walkFlat(args: Record<string, unknown>, limits: ArgumentLimits, measureSize: boolean): Problem | undefined {
   if (limits.maxDepth < 1) return NOT_FLAT
-  const names = Object.keys(args)
+  // for-in over own keys is Object.keys' order, without its array.
   let size = 2
-  for (let i = 0; i < names.length; i++) size += names[i]!.length + 3
+  for (const name in args) if (Object.hasOwn(args, name)) size += name.length + 3
   if (measureSize && size > limits.maxChars) return { kind: 'size' }
-  for (let i = 0; i < names.length; i++) {
-    const value = args[names[i]!]
+  for (const name in args) {
+    if (!Object.hasOwn(args, name)) continue
+    const value = args[name]
     switch (typeof value) {
       case 'string':
         size += value.length + 3
