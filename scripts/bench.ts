@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=scheduling,cost,...]`: the benchmarks of toolhost, each
+ * `npm run bench [-- --quick] [-- --only=scheduling,cost,...]`: the nine benchmarks of toolhost, each
  * printing a table. Figures are measured, never edited; BENCHMARKS.md holds a full run's output.
  */
 import { execSync } from 'node:child_process'

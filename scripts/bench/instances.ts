@@ -99,7 +99,7 @@ async function measureRow(base: string, n: number, store: string, total: number,
 
 /** Runs benchmark 7 and returns its table. */
 export async function runInstances(options: BenchOptions): Promise<{ tables: Table[]; targets: string[] }> {
-  const title = `7. Instances behind nginx — calls per second, sleep-bound tool (${SLEEP_MS} ms), max_workers ${WORKERS} each, ${IN_FLIGHT} calls in flight`
+  const title = `8. Instances behind nginx — calls per second, sleep-bound tool (${SLEEP_MS} ms), max_workers ${WORKERS} each, ${IN_FLIGHT} calls in flight`
   const headers = ['instances', 'store', 'calls', 'seconds', 'calls/s', 'ideal calls/s', 'of ideal', 'failed']
   if (!hasRedis || !hasNginx) {
     return { tables: [{ title, headers, rows: [], notes: ['not measured: redis-server or nginx is not installed here (.ci/run installs both)'] }], targets: [] }

@@ -1,9 +1,10 @@
 /**
- * Benchmark 6 — start-up in a fresh user project (issue 23): the packed tarball installed with npm
+ * Benchmark 8 — start-up in a fresh user project (issue 23): the packed tarball installed with npm
  * into a new CommonJS project (and an ES module project sharing its node_modules), then `toolhost
  * list` with no plugin, one .mjs, one and 50 .ts (each project), one .mts, warm (caches filled),
  * cold (the TypeScript cache emptied before every spawn) and after install (the schema cache
- * emptied too), and `serve` to its first tools/list answer. Every round spawns each command once, in a shuffled order, so other load
+ * emptied too), and `serve` to its first tools/list answer; and `list` and `serve` in a third project
+ * holding only the README's plugins/greet.ts. Every round spawns each command once, in a shuffled order, so other load
  * spreads evenly; the table gives the min and median of the rounds and the ratios to `node -e 0`
  * and to `list` with no plugin from the same run. `--nodes=PATH,…` adds Node binaries (a table each).
  */
@@ -44,7 +45,7 @@ function spawnTimed(node: string, args: string[], cwd: string, env: NodeJS.Proce
 }
 
 /** The project: the tarball installed with npm, plugin folders generated; the ES module project beside it. */
-function makeProjects(work: string): { cjs: string; esm: string } {
+function makeProjects(work: string): { cjs: string; esm: string; readme: string } {
   ensureBuilt()
   const packed = JSON.parse(mustRun('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], REPO)) as Array<{ filename: string }>
   const cjs = path.join(work, 'project')
@@ -55,6 +56,12 @@ function makeProjects(work: string): { cjs: string; esm: string } {
   mkdirSync(esm)
   writeFileSync(path.join(esm, 'package.json'), JSON.stringify({ name: 'bench-esm-project', version: '1.0.0', private: true, type: 'module' }, null, 2))
   symlinkSync(path.join(cjs, 'node_modules'), path.join(esm, 'node_modules'), 'dir')
+  // The README's own plugin, as a new user writes it: plugins/greet.ts, found without --plugins.
+  const readme = path.join(work, 'readme-project')
+  mkdirSync(path.join(readme, 'plugins'), { recursive: true })
+  writeFileSync(path.join(readme, 'package.json'), JSON.stringify({ name: 'bench-readme-project', version: '1.0.0', private: true, type: 'commonjs' }, null, 2))
+  symlinkSync(path.join(cjs, 'node_modules'), path.join(readme, 'node_modules'), 'dir')
+  writeFileSync(path.join(readme, 'plugins', 'greet.ts'), README_PLUGIN)
   for (const project of [cjs, esm]) {
     generatePlugins(path.join(project, 'ts-1'), 1, 'ts')
     generatePlugins(path.join(project, 'ts-50'), 50, 'ts')
@@ -62,14 +69,27 @@ function makeProjects(work: string): { cjs: string; esm: string } {
   mkdirSync(path.join(cjs, 'empty'))
   generatePlugins(path.join(cjs, 'mjs-1'), 1, 'mjs')
   generatePlugins(path.join(cjs, 'mts-1'), 1, 'mts')
-  return { cjs, esm }
+  return { cjs, esm, readme }
 }
 
-/** Runs benchmark 6 and returns a table per Node and the targets, met or missed. */
+// README.md's "A plugin in 10 lines", to the character.
+const README_PLUGIN = `// plugins/greet.ts
+import { defineTool, registry } from 'toolhost'
+
+registry.register(defineTool({
+  name: 'greet',
+  description: 'Greet someone by name.',
+  parameters: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false } as const,
+  readOnly: () => true,
+  handler: (args) => \`hello \${args.name}\`,
+}))
+`
+
+/** Runs benchmark 8 and returns a table per Node and the targets, met or missed. */
 export async function runProjectStartup(options: BenchOptions): Promise<{ tables: Table[]; targets: string[] }> {
   const work = mkdtempSync(path.join(os.tmpdir(), 'toolhost-bench-project-'))
   try {
-    const { cjs, esm } = makeProjects(work)
+    const { cjs, esm, readme } = makeProjects(work)
     const bin = path.join(cjs, 'node_modules/toolhost/bin/toolhost.mjs')
     const list = (project: string, dir?: string) => (node: string, env: NodeJS.ProcessEnv) => spawnTimed(node, [bin, 'list', ...(dir ? ['--plugins', dir] : [])], project, env)
     const rows: Row[] = [
@@ -91,6 +111,8 @@ export async function runProjectStartup(options: BenchOptions): Promise<{ tables
       { what: 'after install: list, 50 .ts (CommonJS project)', cold: 'all', run: list(cjs, 'ts-50') },
       { what: 'serve: first tools/list, no plugin', run: (node, env) => untilFirstToolsList(cjs, bin, node, env) },
       { what: 'serve: first tools/list, 1 .ts (CommonJS project)', run: (node, env) => untilFirstToolsList(cjs, bin, node, env, ['--plugins', 'ts-1']) },
+      { what: "list, the README's plugins/greet.ts", run: list(readme) },
+      { what: "serve: first tools/list, the README's plugins/greet.ts", run: (node, env) => untilFirstToolsList(readme, bin, node, env) },
     ]
     const nodes = [process.execPath, ...options.nodes]
     const warmEnv: NodeJS.ProcessEnv = { ...process.env, TOOLHOST_TS_CACHE: path.join(work, 'ts-cache'), TOOLHOST_SCHEMA_CACHE: path.join(work, 'schemas.txt') }
@@ -123,7 +145,7 @@ export async function runProjectStartup(options: BenchOptions): Promise<{ tables
       const base = stat('node -e 0')
       const none = stat('list, no plugin')
       tables.push({
-        title: `6. Start-up in a fresh user project — Node ${version} (min and median of ${options.spawns} rounds)`,
+        title: `9. Start-up in a fresh user project — Node ${version} (min and median of ${options.spawns} rounds)`,
         headers: ['command', 'min (ms)', 'median (ms)', 'CPU, min (ms)', 'CPU, median (ms)', '× node -e 0 (min)', '× node -e 0 (median)', '× list, no plugin (min)', '× list, no plugin (median)', '× list, no plugin (CPU, min)'],
         rows: rows.map((row) => {
           const r = stat(row.what)
@@ -159,6 +181,7 @@ export async function runProjectStartup(options: BenchOptions): Promise<{ tables
         judge('after install: list, 1 .ts (CommonJS project)', 'after install: list, no plugin', 2),
         judge('serve: first tools/list, no plugin', 'list, no plugin', 2),
         judge('serve: first tools/list, 1 .ts (CommonJS project)', 'list, 1 .ts (CommonJS project)', 2),
+        judge("serve: first tools/list, the README's plugins/greet.ts", "list, the README's plugins/greet.ts", 2),
       )
     }
     return { tables, targets }

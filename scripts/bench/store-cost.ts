@@ -1,5 +1,5 @@
 /**
- * Benchmark 6 — what the coordination store costs a call: a host on `store: memory` (no store),
+ * Benchmark 7 — what the coordination store costs a call: a host on `store: memory` (no store),
  * one on `store: local` alone on its root (the default: the store is not asked), and one on
  * `store: local` sharing its root with a second host (every call asks the store: a lease taken and
  * given back through `.toolhost/store/state.json`), and one on `store: redis://` (a redis-server of
@@ -44,7 +44,7 @@ async function oneRun(c: Case, batch: ReturnType<typeof calls>): Promise<void> {
 
 const timingOf = (c: Case): Timing => ({ wall: Math.min(...c.wall), cpu: Math.min(...c.cpu), wallMedian: median(c.wall), cpuMedian: median(c.cpu) })
 
-/** Runs benchmark 6 and returns its table. */
+/** Runs benchmark 7 and returns its table. */
 export async function runStoreCost(options: BenchOptions): Promise<{ tables: Table[]; targets: string[] }> {
   const runs = options.runs
   const scale = options.quick ? 0.3 : 1
@@ -128,7 +128,7 @@ export async function runStoreCost(options: BenchOptions): Promise<{ tables: Tab
   return {
     tables: [
       {
-        title: `6. The coordination store per call — no-op handlers, whole pipeline (best of ${runs} runs; medians beside)`,
+        title: `7. The coordination store per call — no-op handlers, whole pipeline (best of ${runs} runs; medians beside)`,
         headers: ['what', 'store', 'wall (µs)', 'CPU (µs)', 'median wall / CPU (µs)', 'CPU over memory, best (median) (µs)'],
         rows,
         notes: [

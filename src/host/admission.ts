@@ -135,20 +135,22 @@ export class HostAdmission {
     const scheduledItems: AuthoriseItem[] = []
     const scheduledArgs: Record<string, unknown>[] = []
     const toSchedule: SchedulableCall[] = []
-    items.forEach((item, k) => {
+    for (let k = 0; k < items.length; k++) {
+      const item = items[k]!
       const decision = decisions[k] ?? NO_DECISION
       if (!decision.run) {
         results[item.index] = Promise.resolve(this.#refuse(item.call, decision.error, trace, batch))
-        return
+        continue
       }
       const args = decision.args
-      const call: SchedulableCall = { id: item.call.id, footprint: this.#host.footprintOf(item.tool, args), start: this.#starter(item, args), profile: this.#scheduler.profileOf(item.tool.name, item.tool.toolset), ...(claimsAcrossHosts(item.tool) ? {} : { crossHost: false }) }
+      const call: SchedulableCall = { id: item.call.id, footprint: this.#host.footprintOf(item.tool, args), start: this.#starter(item, args), profile: this.#scheduler.profileOf(item.tool.name, item.tool.toolset) }
+      if (!claimsAcrossHosts(item.tool)) call.crossHost = false
       if (decision.gate) call.gate = decision.gate
       if (listening) this.#announce(item, call, batch, args)
       scheduledItems.push(item)
       scheduledArgs.push(args)
       toSchedule.push(call)
-    })
+    }
     const outcomes = this.#submit(toSchedule, admissions, options)
     for (let k = 0; k < scheduledItems.length; k++) {
       const item = scheduledItems[k]!
@@ -181,7 +183,11 @@ export class HostAdmission {
     const footprintOf = (tool: AnyTool, args: Record<string, unknown>): Footprint => this.#host.footprintOf(tool, args)
     const listening = this.#events.isListening
     const open = (h: HeldCall, decision: AuthoriseDecision | ToolError): ReturnType<typeof openHeld> => (listening ? this.#openAnnounced(h, decision, footprintOf) : openHeld(h, decision, footprintOf))
-    const toSchedule = held.map((h, k): SchedulableCall => ({ id: h.item.call.id, footprint: h.footprint, gate: decided.then((all) => open(h, all[k]!)), start: this.#heldStarter(h), profile: this.#scheduler.profileOf(h.item.tool.name, h.item.tool.toolset), ...(claimsAcrossHosts(h.item.tool) ? {} : { crossHost: false }) }))
+    const toSchedule = held.map((h, k): SchedulableCall => {
+      const call: SchedulableCall = { id: h.item.call.id, footprint: h.footprint, gate: decided.then((all) => open(h, all[k]!)), start: this.#heldStarter(h), profile: this.#scheduler.profileOf(h.item.tool.name, h.item.tool.toolset) }
+      if (!claimsAcrossHosts(h.item.tool)) call.crossHost = false
+      return call
+    })
     // Held while availability and permission are decided: listeners see 'check', then how it came out.
     if (listening) held.forEach((h, k) => this.#events.emit({ type: 'admitted', id: h.item.call.id, name: h.item.tool.name, batch, at: this.#now(), footprint: toSchedule[k]!.footprint.kind, permission: 'check', arguments: h.args }))
     const outcomes = this.#submit(toSchedule, staged, options)

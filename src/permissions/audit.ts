@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs'
-import { mkdir } from 'node:fs/promises'
+import { mkdir, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import type { PermissionMode } from '../config/types.js'
-import { appendStateFile, stateFolderProblem } from '../workspace/state-files.js'
+import { openStateFileToAppend, stateFolderProblem } from '../workspace/state-files.js'
 import type { DecidedBy } from './decide.js'
 
 /** One line of the audit log: one permission decision about one call. */
@@ -39,7 +39,7 @@ export interface DeferredAuditEntry {
 
 /**
  * Appends decisions to a JSON-lines file off the hot path: `record` only buffers; the buffer is
- * serialised and written on the next turn of the event loop (one append per burst), and `flush`
+ * serialised and written from the next turn of the event loop (one append per burst, in chunks), and `flush`
  * waits for every line recorded so far (the host calls it on close). A write that fails is reported once through
  * `onError` and the lines are dropped; calls are never held up or failed by the audit log.
  *
@@ -57,6 +57,7 @@ export class AuditLog {
   #writing: Promise<void> = Promise.resolve()
   #scheduled = false
   #failed = false
+  #chunk: Buffer | undefined
 
   /** `root`: when given and gone (a deleted scratch workspace), lines are dropped instead of re-creating it. */
   constructor(file: string, options: { onError: (error: Error) => void; root?: string }) {
@@ -94,26 +95,58 @@ export class AuditLog {
     if (this.#buffer.length > 0) {
       const buffered = this.#buffer
       this.#buffer = []
-      let text = ''
-      for (const line of buffered) text += typeof line === 'string' ? line : serialise(line)
-      this.#writing = this.#writing.then(() => this.#append(text))
+      this.#writing = this.#writing.then(() => this.#append(buffered))
     }
     return this.#writing
   }
 
-  async #append(text: string): Promise<void> {
+  async #append(entries: readonly (string | DeferredAuditEntry)[]): Promise<void> {
     if (this.#root !== undefined && !existsSync(this.#root)) return
     try {
       // Never through a link planted at .toolhost or at the file, never into a FIFO (state-files.ts).
       const problem = this.#root === undefined ? undefined : stateFolderProblem(this.#root, this.file)
       if (problem !== undefined) throw new Error(problem)
       await mkdir(path.dirname(this.file), { recursive: true })
-      await appendStateFile(this.file, text)
+      const handle = await openStateFileToAppend(this.file)
+      try {
+        await this.#writeLines(handle, entries)
+      } finally {
+        await handle.close()
+      }
     } catch (error) {
       if (this.#failed) return
       this.#failed = true
       this.#onError(new Error(`the permission audit log ${this.file} could not be written (${(error as Error).message}); decisions are not being recorded`))
     }
+  }
+
+  // The lines are encoded into one buffer kept for the purpose and written a chunk at a time: a
+  // burst of thousands of decisions never becomes one huge string and one huge buffer, fresh memory
+  // whose first touch cost more than serialising the lines did. (Appends are one at a time: see flush.)
+  async #writeLines(handle: FileHandle, entries: readonly (string | DeferredAuditEntry)[]): Promise<void> {
+    const chunk = (this.#chunk ??= Buffer.allocUnsafe(CHUNK_BYTES))
+    let used = 0
+    for (const entry of entries) {
+      const line = typeof entry === 'string' ? entry : serialise(entry)
+      const bytes = Buffer.byteLength(line)
+      if (used + bytes > chunk.length && used > 0) {
+        await writeAll(handle, chunk, used)
+        used = 0
+      }
+      if (bytes > chunk.length) await writeAll(handle, Buffer.from(line), bytes)
+      else used += chunk.write(line, used)
+    }
+    if (used > 0) await writeAll(handle, chunk, used)
+  }
+}
+
+const CHUNK_BYTES = 256 * 1024
+
+async function writeAll(handle: FileHandle, buffer: Buffer, length: number): Promise<void> {
+  for (let at = 0; at < length; ) {
+    const { bytesWritten } = await handle.write(buffer, at, length - at)
+    if (bytesWritten === 0) throw new Error('nothing could be written')
+    at += bytesWritten
   }
 }
 

@@ -35,6 +35,10 @@ type Pending = [source: object, copy: Container][]
 // functions, not closures: this runs for every call (the audit snapshot).
 function copySorted(value: unknown, mapString: ((text: string) => string) | undefined): unknown {
   if (typeof value !== 'object' || value === null) return copyLeaf(value, mapString)
+  if (!Array.isArray(value)) {
+    const flat = copyFlat(value as Record<string, unknown>, mapString)
+    if (flat !== undefined) return flat
+  }
   const pending: Pending = []
   const top = copyContainer(value, pending)
   while (pending.length > 0) {
@@ -48,6 +52,43 @@ function copySorted(value: unknown, mapString: ((text: string) => string) | unde
     for (const key of keys) setOwn(copy as Record<string, unknown>, key, copyChild((source as Record<string, unknown>)[key], mapString, pending))
   }
   return top
+}
+
+// An object whose values are all leaves (most tool arguments): copied without the walk's queue and
+// pairs, whose garbage was most of what a no-op call allocated. Undefined when a value is an object.
+function copyFlat(source: Record<string, unknown>, mapString: ((text: string) => string) | undefined): Record<string, unknown> | undefined {
+  const keys = Object.keys(source)
+  for (let i = 0; i < keys.length; i++) {
+    const child = source[keys[i]!]
+    if (typeof child === 'object' && child !== null) return undefined
+  }
+  if (keys.length > 1) keys.sort()
+  const copy: Record<string, unknown> = {}
+  for (let i = 0; i < keys.length; i++) setOwn(copy, keys[i]!, copyLeaf(source[keys[i]!], mapString))
+  return copy
+}
+
+/**
+ * True when some string in `value` (at any depth, keys aside) is longer than `maxChars`: what
+ * `abbreviate` would cut. A value without one can be serialised as it is.
+ *
+ * @example
+ * hasStringOver({ a: ['x'.repeat(5)] }, 4) // true
+ */
+export function hasStringOver(value: unknown, maxChars: number): boolean {
+  if (typeof value !== 'object' || value === null) return typeof value === 'string' && value.length > maxChars
+  const pending: object[] = [value]
+  while (pending.length > 0) {
+    const container = pending.pop() as Record<string, unknown>
+    for (const key in container) {
+      if (!Object.hasOwn(container, key)) continue
+      const child = container[key]
+      if (typeof child === 'string') {
+        if (child.length > maxChars) return true
+      } else if (typeof child === 'object' && child !== null) pending.push(child)
+    }
+  }
+  return false
 }
 
 function copyChild(value: unknown, mapString: ((text: string) => string) | undefined, pending: Pending): unknown {

@@ -65,7 +65,7 @@ export function decidePermission(input: DecideInput): PermissionDecision {
   if (deny) return { outcome: 'deny', by: 'rule', rule: deny, reason: `the permission rule ${deny.where} "${deny.source}" denies it${classNote(deny, subjects)}` }
   if (toolSay?.behavior === 'deny') return { outcome: 'deny', by: 'tool', reason: `${toolName} refused it: ${toolSay.message}` }
   if (mode === 'plan' && !facts.readOnly) return { outcome: 'deny', by: 'mode', reason: planModeMessage(toolName) }
-  if (mode === 'bypass') return { outcome: 'allow', by: 'mode', reason: 'permission mode bypass runs every call' }
+  if (mode === 'bypass') return BYPASS
   if (input.sessionAllowed) return { outcome: 'allow', by: 'session', reason: 'allowed for this session by the person earlier' }
   const ask = findBlockingRule(rules.ask, toolName, subjects, caseInsensitive)
   if (ask) return { outcome: 'ask', by: 'rule', rule: ask, reason: `the permission rule ${ask.where} "${ask.source}" asks for it${classNote(ask, subjects)}` }
@@ -79,6 +79,9 @@ export function decidePermission(input: DecideInput): PermissionDecision {
   const byMode = modeDefault(mode, facts, toolName)
   return byMode.outcome === 'ask' ? { by: 'mode', ...byMode, allowRuleWouldRun: true } : { by: 'mode', ...byMode }
 }
+
+// One decision for every call bypass runs (frozen: shared by all of them).
+const BYPASS: PermissionDecision = Object.freeze({ outcome: 'allow', by: 'mode', reason: 'permission mode bypass runs every call' })
 
 // Why an `rm` rule names a command that is not `rm`: it deletes files the way the rule names.
 function classNote(rule: PermissionRule, subjects: readonly CallSubject[]): string {

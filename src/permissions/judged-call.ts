@@ -3,7 +3,7 @@ import { describeThrown } from '../contract/errors.js'
 import type { AuthoriseItem } from '../dispatch/admit/authorise-item.js'
 import type { AnyTool } from '../contract/types.js'
 import type { AuditEntry, DeferredAuditEntry } from './audit.js'
-import { abbreviate, sortKeys } from './canonical-json.js'
+import { abbreviate, hasStringOver, sortKeys } from './canonical-json.js'
 import type { PermissionDecision } from './decide.js'
 import type { CallFacts } from './modes.js'
 import { describeSubject, subjectKeys, subjectOf, type CallSubject, type SubjectContext } from './subjects.js'
@@ -106,8 +106,9 @@ export class DecisionRecord implements DeferredAuditEntry {
     let args: unknown
     let subject: string
     try {
-      args = abbreviate(this.#snapshot, AUDIT_STRING_CHARS)
-      subject = describeSubject(this.#subject ?? subjectOf(this.#tool, this.#snapshot, this.#context))
+      // The snapshot is a sorted copy already: serialised as it is unless a string must be cut.
+      args = hasStringOver(this.#snapshot, AUDIT_STRING_CHARS) ? abbreviate(this.#snapshot, AUDIT_STRING_CHARS) : this.#snapshot
+      subject = describeSubject(this.#subject ?? subjectOf(this.#tool, this.#snapshot, this.#context, true))
     } catch (error) {
       args = `[the arguments could not be recorded: ${describeThrown(error)}]`
       subject = ''

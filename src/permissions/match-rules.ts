@@ -21,7 +21,12 @@ const globMatchers = new Map<string, Test>()
  * findBlockingRule(rules.deny, 'read_file', subject, false)?.source // 'read_file(**\/*.pem)'
  */
 export function findBlockingRule(rules: readonly PermissionRule[], tool: string, subjects: readonly CallSubject[], caseInsensitive: boolean): PermissionRule | undefined {
-  return rules.find((rule) => rule.namesTool(tool) && subjects.some((s) => matchesAny(rule, s, caseInsensitive)))
+  // Loops, not find/some with closures: every call of every batch is checked against the deny rules.
+  for (const rule of rules) {
+    if (!rule.namesTool(tool)) continue
+    for (const s of subjects) if (matchesAny(rule, s, caseInsensitive)) return rule
+  }
+  return undefined
 }
 
 /**

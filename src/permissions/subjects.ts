@@ -56,13 +56,15 @@ export interface SubjectContext {
  * @example
  * subjectOf(writeFile, { path: 'src/../.env' }, { root, caseInsensitive: false, pathScoped: true })
  * // { kind: 'paths', paths: [{ relative: '.env', absolute: `${root}/.env`, access: 'write' }], … }
+ * `sorted`: `args` is a snapshot (`snapshotArgs`), so its JSON is canonical as it is.
  */
-export function subjectOf(tool: AnyTool, args: Record<string, unknown>, context: SubjectContext): CallSubject {
+export function subjectOf(tool: AnyTool, args: Record<string, unknown>, context: SubjectContext, sorted = false): CallSubject {
   if (context.pathScoped) return pathSubject(tool, args, context)
   if (typeof args.command === 'string') return commandSubject(args.command)
   const keys = Object.keys(args)
   if (keys.length === 1 && typeof args[keys[0]!] === 'string') return { kind: 'value', value: args[keys[0]!] as string }
-  return { kind: 'value', value: canonicalJson(args) }
+  // `sorted`: the arguments are a snapshot (keys sorted at every depth), already canonical.
+  return { kind: 'value', value: sorted ? (JSON.stringify(args) ?? 'null') : canonicalJson(args) }
 }
 
 /** The strings that identify a subject (a session approval remembers these). */

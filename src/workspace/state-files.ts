@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs'
-import { open } from 'node:fs/promises'
+import { open, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 
 // The host's own files inside the workspace (`.toolhost/durations.json`, `.toolhost/audit.jsonl`,
@@ -82,6 +82,23 @@ export function readStateFile(file: string, maxBytes: number): { text: string } 
  * await appendStateFile('/ws/.toolhost/audit.jsonl', '{"decision":"allow"}\n')
  */
 export async function appendStateFile(file: string, text: string): Promise<void> {
+  const handle = await openStateFileToAppend(file)
+  try {
+    await handle.writeFile(text, 'utf8')
+  } finally {
+    await handle.close()
+  }
+}
+
+/**
+ * Opens one of the host's own files to append to (as `appendStateFile` does), for a writer that
+ * writes it in pieces; the caller closes the handle. Throws what went wrong.
+ *
+ * @example
+ * const handle = await openStateFileToAppend('/ws/.toolhost/audit.jsonl')
+ * try { await handle.write(chunk) } finally { await handle.close() }
+ */
+export async function openStateFileToAppend(file: string): Promise<FileHandle> {
   let handle
   try {
     handle = await open(file, APPEND_FLAGS, 0o600)
@@ -92,8 +109,9 @@ export async function appendStateFile(file: string, text: string): Promise<void>
   }
   try {
     if (!(await handle.stat()).isFile()) throw new Error(`${file} is not a regular file`)
-    await handle.writeFile(text, 'utf8')
-  } finally {
+  } catch (error) {
     await handle.close()
+    throw error
   }
+  return handle
 }

@@ -125,6 +125,20 @@ describe('the audit log', () => {
     expect(readLines(good.file)).toEqual([entry])
   })
 
+  test('a burst larger than the write chunk is written whole and in order, long and non-ASCII lines included', async () => {
+    const audit = new AuditLog(path.join(root, '.toolhost', 'audit.jsonl'), { root, onError: (e) => expect.fail(e.message) })
+    const entry = (i: number, reason: string): AuditEntry => ({ time: new Date(0).toISOString(), callId: `c${i}`, tool: 't', args: { i }, subject: '', decision: 'allow', by: 'mode', mode: 'ask', reason })
+    const entries = Array.from({ length: 5000 }, (_, i) => entry(i, i === 2500 ? 'x'.repeat(300_000) : `reason ${i} — ✓ 日本`))
+    for (const e of entries) audit.record(e)
+    await audit.flush()
+    for (const e of entries.slice(0, 10)) audit.recordDeferred({ toEntry: () => ({ ...e, callId: `again-${e.callId}` }) })
+    await audit.flush()
+    const lines = readLines(audit.file)
+    expect(lines).toHaveLength(5010)
+    expect(lines.slice(0, 5000)).toEqual(entries)
+    expect(lines.slice(5000).map((l) => l.callId)).toEqual(entries.slice(0, 10).map((e) => `again-${e.callId}`))
+  })
+
   test('a line serialised at write time says what was decided, even if the handler then changes its arguments', async () => {
     registry.register(
       defineTool<{ items: string[]; label: string; n: number }>({

@@ -62,12 +62,17 @@ export function stageCalls(calls: readonly ToolCall[], context: AdmitContext): S
       staged[index] = { ok: false, index, call, error: parsed.error, parsed: false }
       continue
     }
-    const resolved = resolveTool(registry, call.name)
-    if (!resolved.ok) {
-      staged[index] = { ok: false, index, call, error: resolved.error, parsed: true, suggestions: resolved.suggestions }
-      continue
+    // A registered name (the usual case) without resolveTool's result object.
+    let tool = typeof call.name === 'string' ? registry.get(call.name) : undefined
+    if (tool === undefined) {
+      const resolved = resolveTool(registry, call.name)
+      if (!resolved.ok) {
+        staged[index] = { ok: false, index, call, error: resolved.error, parsed: true, suggestions: resolved.suggestions }
+        continue
+      }
+      tool = resolved.tool
     }
-    staged[index] = { ok: true, index, call, tool: resolved.tool, args: parsed.args, invalid: validateArguments(registry, resolved.tool, parsed.args) }
+    staged[index] = { ok: true, index, call, tool, args: parsed.args, invalid: validateArguments(registry, tool, parsed.args) }
   }
   return staged
 }

@@ -35,8 +35,46 @@ export function argumentLimitsOf(config: Pick<ToolhostConfig, 'limits'>): Argume
  * // 'the arguments are nested more than 2 levels deep (at a.b), over the limit; send flatter data'
  */
 export function checkArgumentLimits(args: object, limits: ArgumentLimits, measureSize: boolean): string | undefined {
-  const found = walk(args, limits, measureSize, false)
+  let found = Array.isArray(args) ? NOT_FLAT : walkFlat(args as Record<string, unknown>, limits, measureSize)
+  if (found === NOT_FLAT) found = walk(args, limits, measureSize, false)
   return found === undefined ? undefined : describeProblem(found, args, limits, measureSize)
+}
+
+const NOT_FLAT: Problem = { kind: 'depth' }
+
+// `walk` for an object whose values are all leaves (most tool arguments), in the same order and
+// with the same sums, without its stacks; NOT_FLAT as soon as a value is an object or array.
+function walkFlat(args: Record<string, unknown>, limits: ArgumentLimits, measureSize: boolean): Problem | undefined {
+  if (limits.maxDepth < 1) return NOT_FLAT
+  // for-in over own keys is Object.keys' order, without its array.
+  let size = 2
+  for (const name in args) if (Object.hasOwn(args, name)) size += name.length + 3
+  if (measureSize && size > limits.maxChars) return { kind: 'size' }
+  for (const name in args) {
+    if (!Object.hasOwn(args, name)) continue
+    const value = args[name]
+    switch (typeof value) {
+      case 'string':
+        size += value.length + 3
+        break
+      case 'number':
+        if (!Number.isFinite(value)) return { kind: 'value', what: String(value) }
+        size += 8
+        break
+      case 'boolean':
+      case 'undefined':
+        size += 5
+        break
+      case 'object':
+        if (value !== null) return NOT_FLAT
+        size += 5
+        break
+      default:
+        return { kind: 'value', what: `a ${typeof value}` }
+    }
+    if (measureSize && size > limits.maxChars) return { kind: 'size' }
+  }
+  return undefined
 }
 
 /**

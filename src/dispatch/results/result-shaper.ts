@@ -70,19 +70,21 @@ export class ResultShaper {
     if (!outcome.ran) return this.error(item.call, outcome.error, trace, outcome.waits)
     // Whatever goes wrong while shaping a handler's value is that call's fault and its result:
     // one call's odd value must never reject the whole batch or leave its slot unanswered.
-    const failed = (thrown: unknown): ToolResult =>
-      this.error(item.call, { code: 'E_TOOL_FAILED', message: `${item.tool.name}'s result could not be read: ${describeThrown(thrown)}; a tool must return a string, content blocks or a JSON-serialisable value` }, trace, outcome.waits)
     try {
       const result = this.#shapeRan(item, outcome, trace)
-      return result instanceof Promise ? result.catch(failed) : result
+      return result instanceof Promise ? result.catch((thrown: unknown) => this.#unreadable(item, outcome, trace, thrown)) : result
     } catch (thrown) {
-      return failed(thrown)
+      return this.#unreadable(item, outcome, trace, thrown)
     }
+  }
+
+  #unreadable(item: AuthoriseItem, outcome: JobOutcome, trace: boolean, thrown: unknown): ToolResult {
+    return this.error(item.call, { code: 'E_TOOL_FAILED', message: `${item.tool.name}'s result could not be read: ${describeThrown(thrown)}; a tool must return a string, content blocks or a JSON-serialisable value` }, trace, outcome.waits)
   }
 
   #shapeRan(item: AuthoriseItem, outcome: Extract<JobOutcome, { ran: true }>, trace: boolean): ToolResult | Promise<ToolResult> {
     const { call, tool } = item
-    const timing = trace ? { startedAt: outcome.startedAt, endedAt: outcome.endedAt, waitedFor: outcome.waits.map((w) => w.id) } : {}
+    const timing = trace ? { startedAt: outcome.startedAt, endedAt: outcome.endedAt, waitedFor: outcome.waits.map((w) => w.id) } : undefined
     const config = this.#host.config
     const limit = tool.maxResultChars === undefined ? config.limits.max_result_chars : tool.maxResultChars
     if (!outcome.outcome.ok) {
@@ -91,17 +93,18 @@ export class ResultShaper {
       // requires (a key, a webhook URL).
       const given = tool.requiresEnv.length > 0 ? redactEnvValues(outcome.outcome.error.message, tool.requiresEnv, this.#host.env) : outcome.outcome.error.message
       const error = { ...outcome.outcome.error, message: capText(stripRootPath(given, this.#host.root), limit) }
-      return { id: call.id, name: call.name, ok: false, content: error.message, error, ...timing }
+      return withTiming({ id: call.id, name: call.name, ok: false, content: error.message, error }, timing)
     }
     const value = outcome.outcome.value
     if (typeof value === 'string' && tool.outputSchema === undefined) {
-      if (limit === false || value.length <= limit) return { id: call.id, name: call.name, ok: true, content: value, ...timing }
-      return spillText(call, value, limit, { resultsFolder: this.#resultsFolder, shownPath: this.#shownPath, saver: this.#saver }, timing)
+      // The common result: a literal of its own, no timing spread into it unless traced.
+      if (limit === false || value.length <= limit) return timing === undefined ? { id: call.id, name: call.name, ok: true, content: value } : { id: call.id, name: call.name, ok: true, content: value, ...timing }
+      return spillText(call, value, limit, { resultsFolder: this.#resultsFolder, shownPath: this.#shownPath, saver: this.#saver }, timing ?? {})
     }
     // Blocks, JSON or structured content (rarer): shaped, and checked against the outputSchema.
     const entry = tool.outputSchema === undefined ? undefined : this.#host.registry.entry(tool.name)
     const validateOutput = entry?.tool === tool ? entry.validateOutput : undefined
-    return shapeOutcome(call, tool.name, value, { limit, maxBytes: config.limits.max_result_bytes, resultsFolder: this.#resultsFolder, shownPath: this.#shownPath, saver: this.#saver, validateOutput }, timing)
+    return shapeOutcome(call, tool.name, value, { limit, maxBytes: config.limits.max_result_bytes, resultsFolder: this.#resultsFolder, shownPath: this.#shownPath, saver: this.#saver, validateOutput }, timing ?? {})
   }
 
   /** The result of a call that did not run (refused, or its job ended before it started). */
@@ -114,4 +117,8 @@ export class ResultShaper {
   readonly #resultsFolder = (): ResultsFolder => ({ root: this.#host.root, dir: underRoot(this.#host.root, this.#host.config.limits.results_dir), caseInsensitive: this.#caseInsensitive })
   // The note names the saved file relative to the workspace root: clients never see server paths.
   readonly #shownPath = (file: string): string => stripRootPath(file, this.#host.root)
+}
+
+function withTiming(result: ToolResult, timing: Pick<ToolResult, 'startedAt' | 'endedAt' | 'waitedFor'> | undefined): ToolResult {
+  return timing === undefined ? result : { ...result, ...timing }
 }

@@ -29,9 +29,9 @@ export class Reservations {
   }
 
   delete(job: Job): void {
-    this.#barriers.delete(job)
-    this.#scoped.delete(job)
-    this.#free.delete(job)
+    // A call's footprint is fixed from submission on: it is in the set of its kind alone.
+    const kind = job.call.footprint.kind
+    ;(kind === 'barrier' ? this.#barriers : kind === 'scoped' ? this.#scoped : this.#free).delete(job)
   }
 
   inArrivalOrder(): Job[] {

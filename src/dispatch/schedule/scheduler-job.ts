@@ -8,6 +8,11 @@ import type { Lease } from '../../store/coordination-store.js'
 
 type JobState = 'pending' | 'running' | 'done'
 
+// Shared by every job with no dep; frozen, so a stray push fails loudly instead of giving every
+// such job a wait.
+const NO_WAITS = Object.freeze([]) as unknown as Wait[]
+const NO_DEPS = Object.freeze([]) as unknown as Job[]
+
 /**
  * Where a call stands with the coordination store: not asked yet, asking (waiting for other hosts),
  * holding a lease, or passed unasked while this host was alone (its claim is published if another
@@ -51,8 +56,9 @@ export class Job implements PoolJob {
   place: PoolPlace = 'none'
   rate: RateSlot | undefined = undefined
   startedAt = 0
-  readonly waits: Wait[] = []
-  readonly deps: Job[] = []
+  /** Its waits, one per dep (the same empty array, frozen, until it has one: most calls wait for nothing). */
+  waits: Wait[] = NO_WAITS
+  deps: Job[] = NO_DEPS
   /** Later jobs that wait for this one's release. */
   dependents: Job[] | undefined = undefined
   /** Unreleased deps, plus one while the approval gate is open. */
@@ -92,6 +98,10 @@ export class Job implements PoolJob {
 
   /** Waits for `earlier`'s release (`earlier` is unreleased: reserved, or of the same submission). */
   dependOn(earlier: Job, reason: string): void {
+    if (this.deps === NO_DEPS) {
+      this.deps = []
+      this.waits = []
+    }
     this.deps.push(earlier)
     this.waits.push({ id: earlier.call.id, reason })
     ;(earlier.dependents ??= []).push(this)

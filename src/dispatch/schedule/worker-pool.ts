@@ -84,6 +84,7 @@ export class WorkerPool {
   #rules: RateRule[] = []
   #rulesVersion = 0
   readonly #groups = new Map<string, RateGroup>()
+  readonly #addOptions: { priority: number; id: string; seq: number; item: unknown } = { priority: 0, id: '', seq: 0, item: undefined }
 
   /**
    * `onMoved`: calls that new rate limits moved (into a rate group, or out of one), to announce their
@@ -304,7 +305,15 @@ export class WorkerPool {
     job.place = priority === FIRST ? 'cleared' : 'worker'
     // No `signal`, no timeout, no listener: p-queue adds no abort plumbing per call. The returned
     // promise is dropped: the task never throws (the scheduler turns every failure into an outcome).
-    void this.#queue.add<unknown>(() => this.#start(job), { priority, id: job.key, seq: job.seq, item: job })
+    // p-queue copies the options first thing in `add` (before the task can start and hand the pool
+    // another call), so one options object serves every add.
+    const options = this.#addOptions
+    options.priority = priority
+    options.id = job.key
+    options.seq = job.seq
+    options.item = job
+    void this.#queue.add<unknown>(() => this.#start(job), options)
+    options.item = undefined
   }
 
   #start(job: PoolJob): Promise<unknown> | undefined {

@@ -24,6 +24,10 @@ describe('checkArgumentLimits', () => {
     { why: 'Infinity', value: { list: [1, Number.POSITIVE_INFINITY] }, problem: '`list[1]` is Infinity, which JSON cannot carry; send plain JSON values' },
     { why: 'a function', value: { f: () => 1 }, problem: '`f` is a function, which JSON cannot carry; send plain JSON values' },
     { why: 'a symbol', value: { s: Symbol('x') }, problem: '`s` is a symbol, which JSON cannot carry; send plain JSON values' },
+    { why: 'a BigInt at the top level', value: { big: 10n }, problem: '`big` is a bigint, which JSON cannot carry; send plain JSON values' },
+    { why: 'NaN before a nested value (the flat check gives way to the walk)', value: { n: Number.NaN, o: { a: 1 } }, problem: '`n` is NaN, which JSON cannot carry; send plain JSON values' },
+    { why: 'a nested value after leaves', value: { a: 1, o: nested(4) }, problem: 'the arguments are nested more than 4 levels deep (at o.a.a.a), over the limit; send flatter data' },
+    { why: 'over the size limit by its keys alone', value: { ['k'.repeat(1000)]: 1 }, problem: 'the arguments are over 1000 characters as JSON, the limit; send less data per call (split it, or write it to a file first)' },
     { why: 'over the size limit', value: { text: 'x'.repeat(1000) }, problem: 'the arguments are over 1000 characters as JSON, the limit; send less data per call (split it, or write it to a file first)' },
   ])('$why', ({ value, problem }) => {
     expect(checkArgumentLimits(value, limits, true)).toBe(problem)
