@@ -16,7 +16,8 @@ import { STORE_PATTERN } from './store-setting.js'
 export function openStore(options: { setting: string; where: string; root: string; log: Logger }): CoordinationStore {
   const { setting, where } = options
   if (!new RegExp(STORE_PATTERN).test(setting)) {
-    throw new ToolhostError('E_CONFIG_INVALID', `${where} must be memory, local or a redis:// URL, got ${JSON.stringify(setting)}`)
+    // A mistyped URL may still carry a password: never echo what stands before an @.
+    throw new ToolhostError('E_CONFIG_INVALID', `${where} must be memory, local or a redis:// URL, got ${JSON.stringify(setting.replace(/^([^@]*:)[^@]*@/, '$1***@'))}`)
   }
   if (setting === 'memory') return new MemoryStore({ log: options.log })
   if (setting === 'local') return new LocalStore({ root: options.root, log: options.log })

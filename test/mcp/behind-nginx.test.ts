@@ -18,7 +18,8 @@ import { REPO, TOOLHOST_CLI } from '../toolhost-cli.js'
 import { hasNginx, startNginx, type TestNginx } from './nginx-server.js'
 
 const PLUGINS = path.join(REPO, 'test/fixtures/store/plugins')
-const LEASE_MS = 2000
+// Short, so the kill -9 case waits little; long enough that a loaded machine's stalls do not lapse a live session.
+const LEASE_MS = 3000
 const TOKEN = randomBytes(24).toString('hex')
 
 interface Stamp {

@@ -10,8 +10,10 @@ import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { REPO } from '../toolhost-cli.js'
 
+// Debian puts nginx in /usr/sbin, which a non-root PATH may leave out.
+const NGINX = spawnSync('nginx', ['-v']).status === 0 ? 'nginx' : '/usr/sbin/nginx'
 /** Whether nginx is installed (CI installs it: .ci/run). */
-export const hasNginx = spawnSync('nginx', ['-v'], { encoding: 'utf8' }).status === 0
+export const hasNginx = spawnSync(NGINX, ['-v']).status === 0
 
 /** The documented site config (docs/deploy.md, the fenced nginx block with `upstream toolhost`). */
 export function documentedSiteConfig(): string {
@@ -53,7 +55,7 @@ http {
 ${site}
 }
 `)
-  const child: ChildProcess = spawn('nginx', ['-p', dir, '-e', `${dir}/error.log`, '-c', conf, '-g', `daemon off; pid ${dir}/nginx.pid;`], { stdio: ['ignore', 'ignore', 'pipe'] })
+  const child: ChildProcess = spawn(NGINX, ['-p', dir, '-e', `${dir}/error.log`, '-c', conf, '-g', `daemon off; pid ${dir}/nginx.pid;`], { stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
   process.once('exit', () => child.kill('SIGKILL'))

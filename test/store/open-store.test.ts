@@ -46,6 +46,12 @@ describe('config store and TOOLHOST_STORE', () => {
     })
   })
 
+  test('a mistyped Redis URL is refused without echoing its password', () => {
+    expect(() => openStore({ setting: 'redis:/:hunter2@cache:6379', where: 'environment: TOOLHOST_STORE', root: scratch(), log: silentLogger })).toThrow(
+      'environment: TOOLHOST_STORE must be memory, local or a redis:// URL, got "redis:/:***@cache:6379"',
+    )
+  })
+
   test('a malformed redis:// store stops start-up naming the key, never echoing the URL', async () => {
     await expect(createHost({ root: scratch(), loadPlugins: false, log: silentLogger, env: {}, config: { env_file: '', store: 'redis://:hunter2@cache?lease_ms=1' } })).rejects.toMatchObject({
       code: 'E_CONFIG_INVALID',
