@@ -101,7 +101,7 @@ function describeHooks(host: Host): string {
   const kinds = (['before_call', 'after_call'] as const).map((event) => {
     const config = host.config.hooks[event].map((_, i) => `hooks.${event}[${i}]`)
     const code = (event === 'before_call' ? host.hooks?.beforeCall : host.hooks?.afterCall) ?? []
-    const names = [...config, ...code.map((h, i) => h.name ?? `code hook ${i}`), ...plugins.filter((p) => p.hook.event === event).map((p) => JSON.stringify(p.hook.name))]
+    const names = [...config, ...code.map((h, i) => h.name ?? `the code hook ${event === 'before_call' ? 'beforeCall' : 'afterCall'}[${i}]`), ...plugins.filter((p) => p.hook.event === event).map((p) => JSON.stringify(p.hook.name))]
     return names.length === 0 ? undefined : `${event} ${names.join(', ')}`
   })
   const shown = kinds.filter((k) => k !== undefined)
