@@ -48,7 +48,7 @@ export async function answerToolCall(
     // Through the host first, so it is refused like any call (its event, the console's timeline,
     // the audit log); then the protocol error MCP asks for, worded once, with the closest names
     // this client is offered. The SDK's clients put "MCP error -32602:" before it themselves.
-    await host.run([{ id: `mcp-${++callSeq}`, name, arguments: args }], { signal: ctx.mcpReq.signal })
+    await host.run([{ id: `mcp-${++callSeq}`, name, arguments: args }], { signal: ctx.mcpReq.signal, principal: callerOf(tc, ctx, client) })
     const error = unknownToolError(name, suggestNames(name, await tc.listedNames(client)))
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${error.code}: ${error.message}`, { code: error.code })
   }
@@ -63,7 +63,7 @@ export async function answerToolCall(
   if (client.era === 'legacy') {
     const unbind = sessions.bindCall(id, server, ctx.mcpReq.id)
     try {
-      return toMcpCallResult(await runCall(host, sessions, id, request, ctx, client, ctx.mcpReq.signal))
+      return toMcpCallResult(await runCall(host, sessions, id, request, ctx, client, ctx.mcpReq.signal, callerOf(tc, ctx, client)))
     } finally {
       unbind()
     }
@@ -84,7 +84,7 @@ export async function answerToolCall(
   const round = new InputRound({ answers, canElicit: elicits, onPending: () => stop.abort(new Error(INPUT_REQUIRED_NOTE)) })
   const unbind = sessions.bindRound(id, round, client.info)
   try {
-    const result = await runCall(host, sessions, id, request, ctx, client, stop.signal)
+    const result = await runCall(host, sessions, id, request, ctx, client, stop.signal, callerOf(tc, ctx, client))
     const pending = round.pending
     if (pending === undefined) return toMcpCallResult(result)
     return inputRequired({
@@ -114,7 +114,16 @@ async function answersSoFar(seal: RequestStateSeal, binding: StateBinding, ctx: 
   return answers
 }
 
-async function runCall(host: Host, sessions: McpSessions, id: string, request: CallToolRequest, ctx: ServerContext, client: RequestClient, signal: AbortSignal): Promise<ToolResult> {
+/**
+ * Who sent a call, for its audit lines (`principal`): `mcp:` and the authenticated client id (a
+ * bearer token's) or the connection (`http`, `stdio:<id>`), and the client's name as it gave it.
+ */
+function callerOf(tc: ToolCallContext, ctx: ServerContext, client: RequestClient): string {
+  const name = client.info?.name
+  return `mcp:${ctx.http?.authInfo?.clientId ?? tc.principal}${name === undefined || name === '' ? '' : ` (${name.slice(0, 100)})`}`
+}
+
+async function runCall(host: Host, sessions: McpSessions, id: string, request: CallToolRequest, ctx: ServerContext, client: RequestClient, signal: AbortSignal, principal: string): Promise<ToolResult> {
   const { name } = request.params
   const token = ctx.mcpReq._meta?.progressToken
   const nextProgress = progressCounter()
@@ -131,7 +140,7 @@ async function runCall(host: Host, sessions: McpSessions, id: string, request: C
     send({ method: 'notifications/message', params: { level, logger: name, data: event.fields === undefined ? event.message : { message: event.message, ...event.fields } } })
   })
   try {
-    const run = () => host.run([{ id, name, arguments: request.params.arguments ?? {} }], { signal })
+    const run = () => host.run([{ id, name, arguments: request.params.arguments ?? {} }], { signal, principal })
     // A client's trace context (W3C `traceparent` in `_meta`) parents the call's span; the
     // OpenTelemetry API is loaded only when a client sends one and an SDK is registered.
     const meta = ctx.mcpReq._meta

@@ -258,3 +258,27 @@ describe('the v2 client in legacy mode is a 2025 session', () => {
     expect(asked).toHaveLength(1)
   })
 })
+
+describe('who called, in the audit log', () => {
+  test('a call from an MCP client is written with principal mcp:<connection> (<client name>) on both revisions', async () => {
+    const { readFileSync } = await import('node:fs')
+    const path = await import('node:path')
+    const audit = path.join(tmp.dir, 'principal-audit.jsonl')
+    const registry = new ToolRegistry()
+    registry.register(defineTool({ name: 'zap', description: 'Pretends to delete.', parameters: NONE, destructive: () => true, handler: () => 'zapped' }))
+    const sessions = new McpSessions()
+    const host = await createHost({ root: tmp.dir, log: silentLogger, loadPlugins: false, registry, audience: 'model', config: { plugins: { dirs: [] }, env_file: '', permissions: { mode: 'ask', audit_log: audit } }, approve: sessions.approve, ask: (request, signal) => sessions.ask(request, signal) })
+    opened = { host, client: undefined as unknown as Client, registry, runs: new Map(), close: async () => { await host.close() } }
+    for (const mode of ['legacy', 'auto'] as const) {
+      const { client, close } = await connectV2InMemory(host, sessions, { capabilities: { elicitation: { form: {} } }, mode })
+      client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { decision: 'allow-once' } }))
+      expect(text(await client.callTool({ name: 'zap', arguments: {} }))).toBe('zapped')
+      await close()
+    }
+    await host.close()
+    const lines = readFileSync(audit, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { tool?: string; principal?: string })
+    const principals = lines.filter((l) => l.tool === 'zap').map((l) => l.principal)
+    expect(principals.length).toBeGreaterThanOrEqual(2)
+    for (const principal of principals) expect(principal).toMatch(/^mcp:stdio:[0-9a-f-]{36} \(toolhost-test-v2\)$/)
+  })
+})
