@@ -15,7 +15,8 @@ import { createHostForCli } from './cli-host.js'
  * only MCP messages; diagnostics go to stderr) or Streamable HTTP on `serve.host` (127.0.0.1 by
  * default), to clients of MCP 2025 and 2026-07-28. `clarify` and approvals ask the calling client:
  * elicitation on a 2025 session, `input_required` for a 2026 request. Runs until stdin closes
- * (stdio) or SIGINT/SIGTERM.
+ * (stdio) or SIGINT/SIGTERM. On SIGTERM over HTTP the calls in flight are answered first (drained,
+ * up to `serve.drain_ms`); new requests then get 503.
  */
 export async function serveCommand(args: CliArgs, io: Output): Promise<number> {
   const port = args.http === undefined ? undefined : parsePort(args.http)
@@ -44,7 +45,13 @@ export async function serveCommand(args: CliArgs, io: Output): Promise<number> {
       const endpoint = await serveHttp(host, sessions, { port, hostname: host.config.serve.host, ...(hostConsole ? { routes: hostConsole.routes } : {}) })
       io.err(`toolhost: MCP Streamable HTTP at ${endpoint.url}`)
       if (hostConsole) io.err(`toolhost: console at ${hostConsole.urlAt(new URL(endpoint.url).origin)}`)
-      await signalled.promise
+      const signal = await signalled.promise
+      // SIGTERM (a deployment stopping this instance): the calls in flight are answered first.
+      const drainMs = host.config.serve.drain_ms
+      if (signal === 'SIGTERM' && drainMs > 0) {
+        const left = await endpoint.drain(drainMs)
+        if (left > 0) io.err(`toolhost: SIGTERM: ${left} call${left === 1 ? '' : 's'} still running after serve.drain_ms (${drainMs} ms); interrupting`)
+      }
       hostConsole?.close()
       await endpoint.close()
     }
@@ -88,16 +95,16 @@ function parsePort(text: string): number {
   return port
 }
 
-function untilSignal(): { promise: Promise<void>; cancel: () => void } {
-  let done!: () => void
-  const promise = new Promise<void>((resolve) => {
-    done = () => {
+function untilSignal(): { promise: Promise<NodeJS.Signals | undefined>; cancel: () => void } {
+  let done!: (signal?: NodeJS.Signals) => void
+  const promise = new Promise<NodeJS.Signals | undefined>((resolve) => {
+    done = (signal) => {
       process.off('SIGINT', done)
       process.off('SIGTERM', done)
-      resolve()
+      resolve(signal)
     }
   })
   process.once('SIGINT', done)
   process.once('SIGTERM', done)
-  return { promise, cancel: done }
+  return { promise, cancel: () => done() }
 }

@@ -81,6 +81,7 @@ export function defaultConfig(): ToolhostConfig {
       max_message_bytes: 16 * 1024 * 1024,
       max_sessions: 1000,
       max_requests: 1000,
+      drain_ms: 10_000,
       auth: { authorization_servers: [], jwks_url: '', introspection_url: '', client_id: '', client_secret_env: '', static_token_env: '', scopes: [], cache_ms: 60_000 },
     },
     mcp_servers: {},

@@ -91,6 +91,7 @@ export const CONFIG_SCHEMA = section({
     max_message_bytes: { type: 'integer', minimum: 1024 },
     max_sessions: positiveInt,
     max_requests: positiveInt,
+    drain_ms: { type: 'integer', minimum: 0 },
     // Bearer tokens for /mcp; checked in full (URLs, env vars set) when `serve --http` starts.
     auth: section({
       authorization_servers: stringList,

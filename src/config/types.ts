@@ -104,6 +104,8 @@ export interface ToolhostConfig {
     max_sessions: number
     /** The most 2026-07-28 requests in flight at once (each holds a server instance; `subscriptions/listen` streams count). */
     max_requests: number
+    /** On SIGTERM, how long `serve --http` waits for the tool calls in flight before it interrupts them (0: at once). */
+    drain_ms: number
     /**
      * How /mcp verifies bearer tokens (MCP authorization: an OAuth 2.1 resource server). Secrets are
      * never here: `*_env` keys name the environment variables holding them.

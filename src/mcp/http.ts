@@ -16,6 +16,13 @@ import { createMcpServer, sealFor } from './server.js'
 export interface HttpEndpoint {
   url: string
   port: number
+  /**
+   * Stops taking work and waits for the tool calls in flight (at most `ms`): no new connection is
+   * accepted, a request that still arrives is answered 503 with `Connection: close` (a client sends
+   * it again, to another instance), and running calls finish and are answered. Resolves with the
+   * number of calls still running when it gave up (0: drained). `close()` afterwards.
+   */
+  drain(ms: number): Promise<number>
   close(): Promise<void>
 }
 
@@ -79,12 +86,32 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
   const removeNotifier = sessions.addNotifier(modern.notify)
 
   let inFlight = 0
+  // Draining (SIGTERM): tool calls still being answered, and who waits for them to be none.
+  let draining = false
+  let callsInFlight = 0
+  const onDrained = new Set<() => void>()
   const handleMcp: HttpRoute = async (req, res) => {
+    if (draining) {
+      res.setHeader('connection', 'close')
+      res.setHeader('retry-after', '1')
+      return reply(res, 503, 'this toolhost instance is shutting down; send the request again (another instance, or this one once restarted, answers it)')
+    }
     let body: unknown
     if (req.method === 'POST') {
       body = await readJsonBody(req, maxBody)
       if (body === TOO_LARGE) return reply(res, 413, `the request body is over ${maxBody} bytes (serve.max_message_bytes); send less per message`)
       if (body === undefined) return reply(res, 400, 'the request body is not JSON')
+      if (isToolCall(body)) {
+        callsInFlight++
+        let answered = false
+        const settle = (): void => {
+          if (answered) return
+          answered = true
+          if (--callsInFlight === 0) for (const resolve of onDrained) resolve()
+        }
+        res.once('finish', settle)
+        res.once('close', settle)
+      }
     }
     // A request that claims 2026-07-28 goes to the modern leg, even a bad one: it owns those answers.
     if (!(await isLegacyRequest(await toWebRequest(req, body ?? null, { maxRequestBodySize: maxBody }), body, { maxRequestBodySize: maxBody }))) {
@@ -192,6 +219,23 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
   return {
     url: `http://${shownHost}:${port}/mcp`,
     port,
+    async drain(ms) {
+      draining = true
+      // No new connections; idle keep-alive ones are closed, busy ones end with their answer.
+      http.close()
+      http.closeIdleConnections()
+      if (callsInFlight > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, ms)
+          onDrained.add(() => {
+            clearTimeout(timer)
+            resolve()
+          })
+        })
+      }
+      onDrained.clear()
+      return callsInFlight
+    },
     async close() {
       clearInterval(sweep)
       removeNotifier()
@@ -201,6 +245,12 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
       await new Promise<void>((resolve) => http.close(() => resolve()))
     },
   }
+}
+
+/** True when a JSON-RPC message (or a batch) holds a `tools/call` request. */
+function isToolCall(body: unknown): boolean {
+  if (Array.isArray(body)) return body.some(isToolCall)
+  return typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'tools/call'
 }
 
 function reply(res: ServerResponse, status: number, message: string, code = -32000): void {
