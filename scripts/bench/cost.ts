@@ -6,7 +6,8 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { performance } from 'node:perf_hooks'
+import { Session } from 'node:inspector/promises'
+import { performance, PerformanceObserver } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { defineTool } from '../../src/contract/define-tool.js'
 import { ToolRegistry } from '../../src/registry/registry.js'
@@ -126,6 +127,65 @@ if (process.argv.includes('--cost-profile-child')) {
   await profileChild(Number(process.argv[at + 1]), Number(process.argv[at + 2]))
 }
 
+/** A sustained run: CPU per call over `calls` calls in batches of `size`, and the collections V8 made meanwhile. */
+interface Sustained {
+  cpuPerCall: number
+  collections: number
+  /** Collections other than scavenges (mark-compact, incremental marking). */
+  major: number
+  /** Wall time of the collection pauses, ms (inflated by other load like any wall time). */
+  gcMs: number
+}
+
+async function sustain(host: { run(calls: readonly ToolCall[]): Promise<unknown> }, size: number, total: number): Promise<Sustained> {
+  const batch = calls(size, `s${size}_`)
+  for (let i = 0; i < 20_000 / size; i++) await host.run(batch) // warm-up
+  let collections = 0
+  let major = 0
+  let gcMs = 0
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      collections++
+      gcMs += entry.duration
+      if ((entry as { detail?: { kind?: number } }).detail?.kind !== 1) major++ // 1: a scavenge (NODE_PERFORMANCE_GC_MINOR)
+    }
+  })
+  observer.observe({ entryTypes: ['gc'] })
+  const c0 = process.cpuUsage()
+  for (let i = 0; i < total / size; i++) await host.run(batch)
+  const c = process.cpuUsage(c0)
+  await new Promise((resolve) => setTimeout(resolve, 20)) // the observer hears of the last collections a turn later
+  observer.disconnect()
+  return { cpuPerCall: (c.user + c.system) / total, collections, major, gcMs }
+}
+
+/**
+ * Bytes allocated per call in batches of `size`: V8's sampling heap profiler (one sample per 256
+ * bytes on average), objects collected since counted too, over `total` calls after a warm-up.
+ */
+async function allocatedPerCall(host: { run(calls: readonly ToolCall[]): Promise<unknown> }, size: number, total: number): Promise<number> {
+  const batch = calls(size, `a${size}_`)
+  for (let i = 0; i < 20_000 / size; i++) await host.run(batch)
+  const session = new Session()
+  session.connect()
+  try {
+    await session.post('HeapProfiler.startSampling', { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true })
+    for (let i = 0; i < total / size; i++) await host.run(batch)
+    await new Promise((resolve) => setImmediate(resolve)) // the audit lines of these calls are written too
+    const { profile } = await session.post('HeapProfiler.stopSampling')
+    let bytes = 0
+    const pending = [profile.head]
+    while (pending.length > 0) {
+      const node = pending.pop()!
+      bytes += node.selfSize
+      pending.push(...node.children)
+    }
+    return bytes / total
+  } finally {
+    session.disconnect()
+  }
+}
+
 /** Runs benchmark 2 and returns its table. */
 export async function runCost(options: BenchOptions): Promise<{ tables: Table[]; targets: string[] }> {
   const runs = options.runs
@@ -145,6 +205,13 @@ export async function runCost(options: BenchOptions): Promise<{ tables: Table[];
   const eightBare = await measure(runs, Math.round(1000 * scale), 1, () => bare(8))
   const kHost = await measure(runs, Math.max(3, Math.round(20 * scale)), 1000, () => host.run(thousand))
   const kBare = await measure(runs, Math.max(3, Math.round(20 * scale)), 1000, () => bare(1000))
+  const sustainedCalls = options.quick ? 40_000 : 200_000
+  const sustained8 = await sustain(host, 8, sustainedCalls)
+  const sustainedK = await sustain(host, 1000, sustainedCalls)
+  const allocatedCalls = options.quick ? 8_000 : 40_000
+  const allocated1 = await allocatedPerCall(host, 1, allocatedCalls / 4)
+  const allocated8 = await allocatedPerCall(host, 8, allocatedCalls)
+  const allocatedK = await allocatedPerCall(host, 1000, allocatedCalls)
   const failed = (await host.run(eight)).filter((r) => !r.ok)
   if (failed.length > 0) throw new Error(`cost benchmark: a no-op call failed: ${failed[0]!.content}`)
   await bench.dispose()
@@ -222,6 +289,19 @@ export async function runCost(options: BenchOptions): Promise<{ tables: Table[];
           'arguments are raw JSON text (so parse counts), validated by the compiled schema, authorised (permissions bypass), footprinted, scheduled (graph, max_workers 8) and shaped; the bare loop awaits the same handler directly',
           'host CPU = user + system CPU time of this process over the same loops (V8’s GC threads included): on a shared machine it is the steadier figure (wall time includes waiting for a core)',
           `p-queue’s share: a node --cpu-prof of ${share.seconds} s of batches (of 8, then of 1,000) in a child process; the samples spent in p-queue and its EventEmitter, and in the microtask bookkeeping its queueMicrotask costs (an AsyncResource per task), not below our task function, times the best µs above; garbage collection (its share in brackets) is not split by who allocated, so the p-queue objects it collects are not counted`,
+        ],
+      },
+      {
+        title: '2b. Cost per call, sustained and allocated — no-op handlers, whole pipeline',
+        headers: ['what', 'CPU per call (µs)', 'collections', 'of them not scavenges', 'GC pauses (ms, wall)', 'allocated per call (bytes)'],
+        rows: [
+          [`batches of 8, ${sustainedCalls.toLocaleString('en-US')} calls`, fmt(sustained8.cpuPerCall, 2), sustained8.collections, sustained8.major, fmt(sustained8.gcMs, 0), fmt(allocated8, 0)],
+          [`batches of 1,000, ${sustainedCalls.toLocaleString('en-US')} calls`, fmt(sustainedK.cpuPerCall, 2), sustainedK.collections, sustainedK.major, fmt(sustainedK.gcMs, 0), fmt(allocatedK, 0)],
+          ['one call alone (host.run of 1)', '—', '—', '—', '—', fmt(allocated1, 0)],
+        ],
+        notes: [
+          `sustained: ${sustainedCalls.toLocaleString('en-US')} calls in one loop after a warm-up, CPU per call (user + system of this process, GC threads included) and the collections V8 made meanwhile (PerformanceObserver 'gc'; pause time is wall time); unlike the best of ${runs} above, this keeps the collections a short run can miss`,
+          'allocated: bytes per call from V8’s sampling heap profiler (a sample per 256 bytes on average, objects collected since counted too), the audit lines of those calls included',
         ],
       },
     ],
