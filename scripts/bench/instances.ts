@@ -1,5 +1,5 @@
 /**
- * Benchmark 7 — calls per second through 1, 2 and 3 `toolhost serve --http` instances behind nginx
+ * Benchmark 8 — calls per second through 1, 2 and 3 `toolhost serve --http` instances behind nginx
  * (the config of docs/deploy.md), on one root and one Redis, with a sleep-bound tool (50 ms,
  * parallel-safe) and `max_workers: 4` each: the ideal is 4 / 50 ms = 80 calls/s per instance. 24 MCP
  * v2 clients (2026-07-28, stateless) keep 24 calls in flight. A row on `store: memory` (instances
@@ -97,7 +97,7 @@ async function measureRow(base: string, n: number, store: string, total: number,
   }
 }
 
-/** Runs benchmark 7 and returns its table. */
+/** Runs benchmark 8 and returns its table. */
 export async function runInstances(options: BenchOptions): Promise<{ tables: Table[]; targets: string[] }> {
   const title = `8. Instances behind nginx — calls per second, sleep-bound tool (${SLEEP_MS} ms), max_workers ${WORKERS} each, ${IN_FLIGHT} calls in flight`
   const headers = ['instances', 'store', 'calls', 'seconds', 'calls/s', 'ideal calls/s', 'of ideal', 'failed']

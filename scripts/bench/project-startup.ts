@@ -1,5 +1,5 @@
 /**
- * Benchmark 8 — start-up in a fresh user project (issue 23): the packed tarball installed with npm
+ * Benchmark 9 — start-up in a fresh user project (issue 23): the packed tarball installed with npm
  * into a new CommonJS project (and an ES module project sharing its node_modules), then `toolhost
  * list` with no plugin, one .mjs, one and 50 .ts (each project), one .mts, warm (caches filled),
  * cold (the TypeScript cache emptied before every spawn) and after install (the schema cache
@@ -85,7 +85,7 @@ registry.register(defineTool({
 }))
 `
 
-/** Runs benchmark 8 and returns a table per Node and the targets, met or missed. */
+/** Runs benchmark 9 and returns a table per Node and the targets, met or missed. */
 export async function runProjectStartup(options: BenchOptions): Promise<{ tables: Table[]; targets: string[] }> {
   const work = mkdtempSync(path.join(os.tmpdir(), 'toolhost-bench-project-'))
   try {
