@@ -54,6 +54,12 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   // Closed in reverse: the sweep, the processes, the permission gate (its audit log), then the store
   // (every call has been released by then: this host leaves it holding nothing).
   host.onClose(() => store.close())
+  // What this host learned of its tools' durations goes to the other hosts of a cluster store as it
+  // leaves (before the store closes; hosts of one machine share the dispatch.duration_estimates file).
+  if (store.shareEstimates) {
+    const share = store.shareEstimates.bind(store)
+    host.onClose(() => share(host.estimates.known()).catch((error: unknown) => log.debug(`the duration estimates were not shared: ${(error as Error).message}`)))
+  }
   if (authoriser instanceof PermissionGate && authoriser !== options.authoriser) host.onClose(() => authoriser.close())
   host.onClose(() => opened.close())
   host.onClose(() => sweep.stop())
@@ -90,6 +96,8 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   // A misspelt tool name in config disables what it configures without a word: say so once the tools are in.
   warnUnmatchedNames(host, setup.config, setup.file ?? 'createHost({ config })')
   await joined
+  // What the other hosts of a cluster store learned (Redis), for the tools this host knows nothing of yet.
+  if (store.sharedEstimates) await store.sharedEstimates().then((estimates) => host.estimates.take(estimates), (error: unknown) => log.debug(`the shared duration estimates were not read: ${(error as Error).message}`))
   return host
 }
 

@@ -5,6 +5,13 @@ import type { Claim } from './claims.js'
 
 export type { Claim, ClaimTouch } from './claims.js'
 
+/** One tool's duration estimate as hosts share it: ms per call (a moving average) and how many calls taught it. */
+export interface SharedEstimate {
+  readonly name: string
+  readonly ms: number
+  readonly samples: number
+}
+
 /** A call asking the store for its claim. */
 export interface LeaseRequest {
   /** The call's id: other hosts' wait messages name it. */
@@ -116,6 +123,14 @@ export interface CoordinationStore {
    * single-use token (an MCP approval's request state).
    */
   consumeOnce(id: string, ttlMs: number): Promise<boolean>
+  /**
+   * Duration estimates the hosts of a cluster store share (a store whose hosts may not share a
+   * workspace file, Redis): what they learned, read when this host joins. Absent: the hosts share
+   * `dispatch.duration_estimates`, a file of the workspace, or nothing.
+   */
+  sharedEstimates?(): Promise<SharedEstimate[]>
+  /** Adds what this host learned to the shared estimates (each tool weighted by its samples), as it leaves. */
+  shareEstimates?(estimates: readonly SharedEstimate[]): Promise<void>
   /** The claims this host holds unasked (`HeldClaim`), collected the moment another host joins. */
   onShare(collect: () => Iterable<HeldClaim>): void
   /** Leaves the store: this host's leases, waiters and rate places go at once. */

@@ -155,6 +155,31 @@ if held >= tonumber(ARGV[3]) then return held end
 redis.call('SADD', KEYS[2], ARGV[1] .. '|' .. ARGV[2])
 return 0`
 
+/**
+ * Merges duration estimates into the shared hash, each tool weighted by its samples (capped, so
+ * an old average yields to new calls; at most `tools` tools). KEYS: estimates. ARGV: cap, tools,
+ * then name, ms, samples per tool.
+ */
+export const SHARE_ESTIMATES = `local cap, tools = tonumber(ARGV[1]), tonumber(ARGV[2])
+for i = 3, #ARGV, 3 do
+  local name, ms, samples = ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2])
+  local old = redis.call('HGET', KEYS[1], name)
+  local room = old or redis.call('HLEN', KEYS[1]) < tools
+  if old then
+    local oldMs, oldSamples = string.match(old, '^([%d.]+) (%d+)$')
+    oldMs, oldSamples = tonumber(oldMs), tonumber(oldSamples)
+    if oldMs and oldSamples then
+      ms = (ms * samples + oldMs * oldSamples) / (samples + oldSamples)
+      samples = samples + oldSamples
+    end
+  end
+  if room and ms and samples and samples > 0 then
+    if samples > cap then samples = cap end
+    redis.call('HSET', KEYS[1], name, string.format('%.3f', ms) .. ' ' .. samples)
+  end
+end
+return 1`
+
 /** Gives a concurrency place back. KEYS: conc:<rule>. ARGV: member, channel. */
 export const RELEASE_PLACE = `if redis.call('SREM', KEYS[1], ARGV[1]) > 0 then redis.call('PUBLISH', ARGV[2], 'place') end
 return 1`

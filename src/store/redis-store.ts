@@ -5,12 +5,16 @@ import type { RateLimiterRedis } from 'rate-limiter-flexible'
 import { ToolhostError, describeThrown } from '../contract/errors.js'
 import type { Logger } from '../contract/types.js'
 import { claimConflict, type Claim } from './claims.js'
-import type { AcquireOptions, CoordinationStore, ForeignWait, HeldClaim, Lease, LeaseRequest, RateOptions, RateTicket, SharedRateRule } from './coordination-store.js'
-import { GRANT, LEAVE, RELEASE, RELEASE_PLACE, RENEW, TAKE_PLACE } from './redis-scripts.js'
+import type { AcquireOptions, CoordinationStore, ForeignWait, HeldClaim, Lease, LeaseRequest, RateOptions, RateTicket, SharedEstimate, SharedRateRule } from './coordination-store.js'
+import { GRANT, LEAVE, RELEASE, RELEASE_PLACE, RENEW, SHARE_ESTIMATES, TAKE_PLACE } from './redis-scripts.js'
 import { readRedisUrl, type RedisTarget } from './redis-url.js'
 import { newId } from './state-store.js'
 import { WAITER_TTL_MS } from './store-state.js'
 import { WakeUps } from './wake-ups.js'
+
+/** The most tools the shared estimates keep, and the weight an estimate's history can reach. */
+const MAX_SHARED_ESTIMATES = 500
+const MAX_ESTIMATE_SAMPLES = 1000
 
 /** A waiting request asks again at least this often, wake-up or not (another host's session lapsing publishes nothing). */
 export const REDIS_POLL_MS = 250
@@ -268,6 +272,28 @@ export class RedisStore implements CoordinationStore {
     return reply === 'OK'
   }
 
+  async sharedEstimates(): Promise<SharedEstimate[]> {
+    await this.open()
+    const all = await this.#command((c) => c.hgetall(this.#estimatesKey()))
+    const estimates: SharedEstimate[] = []
+    for (const [name, value] of Object.entries(all).slice(0, MAX_SHARED_ESTIMATES)) {
+      const [ms, samples] = value.split(' ').map(Number)
+      if (Number.isFinite(ms) && ms! >= 0 && Number.isInteger(samples) && samples! > 0) estimates.push({ name, ms: ms!, samples: samples! })
+    }
+    return estimates
+  }
+
+  async shareEstimates(estimates: readonly SharedEstimate[]): Promise<void> {
+    const valid = estimates.filter((e) => Number.isFinite(e.ms) && e.ms >= 0 && Number.isInteger(e.samples) && e.samples > 0).slice(0, MAX_SHARED_ESTIMATES)
+    if (valid.length === 0) return
+    const args = valid.flatMap((e) => [e.name, String(e.ms), String(e.samples)])
+    await this.#command((c) => script(c, 'toolhostShareEstimates', 1, this.#estimatesKey(), String(MAX_ESTIMATE_SAMPLES), String(MAX_SHARED_ESTIMATES), ...args))
+  }
+
+  #estimatesKey(): string {
+    return `${this.#target.prefix}estimates`
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
@@ -354,7 +380,7 @@ export class RedisStore implements CoordinationStore {
   }
 }
 
-const SCRIPTS = { toolhostGrant: GRANT, toolhostRelease: RELEASE, toolhostRenew: RENEW, toolhostLeave: LEAVE, toolhostTakePlace: TAKE_PLACE, toolhostReleasePlace: RELEASE_PLACE }
+const SCRIPTS = { toolhostGrant: GRANT, toolhostRelease: RELEASE, toolhostRenew: RENEW, toolhostLeave: LEAVE, toolhostTakePlace: TAKE_PLACE, toolhostReleasePlace: RELEASE_PLACE, toolhostShareEstimates: SHARE_ESTIMATES }
 
 // A script defined on the client (`defineCommand`), given its number of keys, keys and arguments.
 function script(client: Redis, name: keyof typeof SCRIPTS, ...args: Array<string | number>): Promise<unknown> {

@@ -117,6 +117,28 @@ describe.skipIf(!hasRedis)('Redis store against a redis-server of its own (reaso
     }
   })
 
+  test('duration estimates are shared through Redis: merged by samples, malformed ones skipped, and a host that leaves hands its own to the next host', async () => {
+    prefixes++
+    const a = storeOn()
+    const b = storeOn()
+    await Promise.all([a.open(), b.open()])
+    await a.shareEstimates([{ name: 'build', ms: 10, samples: 1 }, { name: 'bad', ms: Number.NaN, samples: 1 }])
+    await b.shareEstimates([{ name: 'build', ms: 30, samples: 3 }, { name: 'lint', ms: 5, samples: 2 }])
+    expect((await a.sharedEstimates()).sort((x, y) => x.name.localeCompare(y.name))).toEqual([{ name: 'build', ms: 25, samples: 4 }, { name: 'lint', ms: 5, samples: 2 }])
+
+    prefixes++
+    registry.clear()
+    const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolhost-redis-estimates-')))
+    const config = { plugins: { dirs: [] }, env_file: '', permissions: { mode: 'bypass' }, dispatch: { duration_estimates: '' }, store: `${redis.url}/0?prefix=t${prefixes}` }
+    const first = await createHost({ root, loadPlugins: false, env: {}, log: recordingLog(), config })
+    first.estimates.take([{ name: 'deploy', ms: 40, samples: 2 }])
+    await first.close()
+    const second = await createHost({ root, loadPlugins: false, env: {}, log: recordingLog(), config })
+    expect(second.estimates.known()).toEqual([{ name: 'deploy', ms: 40, samples: 2 }])
+    await second.close()
+    rmSync(root, { recursive: true, force: true })
+  })
+
   test('hosts on one Redis: a write waits for the other host\'s write; with Redis down a call fails in its slot with E_STORE_UNAVAILABLE and nothing runs', async () => {
     prefixes++
     registry.clear()

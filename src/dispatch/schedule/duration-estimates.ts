@@ -133,8 +133,15 @@ export class DurationEstimates {
       onProblem(`the duration estimates ${file} are not in the expected shape; starting without them`)
       return
     }
-    for (const [name, entry] of Object.entries(tools).slice(0, MAX_SAVED)) {
-      const { ms, samples } = (entry ?? {}) as { ms?: unknown; samples?: unknown }
+    this.take(Object.entries(tools).map(([name, entry]) => ({ name, ...((entry ?? {}) as { ms?: unknown; samples?: unknown }) })))
+  }
+
+  /**
+   * Takes estimates learned elsewhere (a file a previous run saved, the hosts of a shared store) for
+   * the tools this host has none of yet; malformed entries are skipped, at most 500 are read.
+   */
+  take(entries: ReadonlyArray<{ name: string; ms?: unknown; samples?: unknown }>): void {
+    for (const { name, ms, samples } of entries.slice(0, MAX_SAVED)) {
       if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0 || this.#byName.get(name)?.ms !== undefined) continue
       const profile = this.profileOf(name, '')
       profile.ruleVersion = -1
