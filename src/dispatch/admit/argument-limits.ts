@@ -53,25 +53,10 @@ function walkFlat(args: Record<string, unknown>, limits: ArgumentLimits, measure
   for (const name in args) {
     if (!Object.hasOwn(args, name)) continue
     const value = args[name]
-    switch (typeof value) {
-      case 'string':
-        size += value.length + 3
-        break
-      case 'number':
-        if (!Number.isFinite(value)) return { kind: 'value', what: String(value) }
-        size += 8
-        break
-      case 'boolean':
-      case 'undefined':
-        size += 5
-        break
-      case 'object':
-        if (value !== null) return NOT_FLAT
-        size += 5
-        break
-      default:
-        return { kind: 'value', what: `a ${typeof value}` }
-    }
+    if (typeof value === 'object' && value !== null) return NOT_FLAT
+    const leaf = leafSize(value)
+    if (typeof leaf !== 'number') return leaf
+    size += leaf
     if (measureSize && size > limits.maxChars) return { kind: 'size' }
   }
   return undefined
@@ -137,61 +122,62 @@ function walk(args: object, limits: ArgumentLimits, measureSize: boolean, withPa
     const parent = parents?.pop()
     const key = keys?.pop()
     let copied: unknown = value
-    switch (typeof value) {
-      case 'string':
-        size += value.length + 3
-        break
-      case 'number':
-        if (!Number.isFinite(value)) return { kind: 'value', what: String(value), ...at(where) }
-        size += 8
-        break
-      case 'boolean':
-      case 'undefined':
-        size += 5
-        break
-      case 'object': {
-        if (value === null) {
-          size += 5
-          break
-        }
-        if (depth > limits.maxDepth) return { kind: 'depth', ...at(where) }
-        size += 2
-        if (Array.isArray(value)) {
-          const length = value.length
-          if (into) copied = new Array<unknown>(length)
-          for (let i = length - 1; i >= 0; i--) {
-            values.push(value[i])
-            depths.push(depth + 1)
-            if (withPaths) paths.push(`${where}[${i}]`)
-            if (into) {
-              parents!.push(copied as unknown[])
-              keys!.push(i)
-            }
-          }
-        } else {
-          const names = Object.keys(value)
-          if (into) copied = {}
-          for (let i = names.length - 1; i >= 0; i--) {
-            const name = names[i]!
-            size += name.length + 3
-            values.push((value as Record<string, unknown>)[name])
-            depths.push(depth + 1)
-            if (withPaths) paths.push(where === '' ? shorten(name) : `${where}.${shorten(name)}`)
-            if (into) {
-              parents!.push(copied as Record<string, unknown>)
-              keys!.push(name)
-            }
+    if (typeof value !== 'object' || value === null) {
+      const leaf = leafSize(value)
+      if (typeof leaf !== 'number') return { ...leaf, ...at(where) }
+      size += leaf
+    } else {
+      if (depth > limits.maxDepth) return { kind: 'depth', ...at(where) }
+      size += 2
+      if (Array.isArray(value)) {
+        const length = value.length
+        if (into) copied = new Array<unknown>(length)
+        for (let i = length - 1; i >= 0; i--) {
+          values.push(value[i])
+          depths.push(depth + 1)
+          if (withPaths) paths.push(`${where}[${i}]`)
+          if (into) {
+            parents!.push(copied as unknown[])
+            keys!.push(i)
           }
         }
-        break
+      } else {
+        const names = Object.keys(value)
+        if (into) copied = {}
+        for (let i = names.length - 1; i >= 0; i--) {
+          const name = names[i]!
+          size += name.length + 3
+          values.push((value as Record<string, unknown>)[name])
+          depths.push(depth + 1)
+          if (withPaths) paths.push(where === '' ? shorten(name) : `${where}.${shorten(name)}`)
+          if (into) {
+            parents!.push(copied as Record<string, unknown>)
+            keys!.push(name)
+          }
+        }
       }
-      default:
-        return { kind: 'value', what: `a ${typeof value}`, ...at(where) }
     }
     if (parent !== undefined) place(parent, key!, copied)
     if (measureSize && size > limits.maxChars) return { kind: 'size' }
   }
   return undefined
+}
+
+// The JSON length of a value that is not an object or array (a string without escapes), or the
+// problem of one JSON cannot carry (NaN, Infinity, a BigInt, a function, a symbol).
+function leafSize(value: unknown): number | Problem {
+  switch (typeof value) {
+    case 'string':
+      return value.length + 3
+    case 'number':
+      return Number.isFinite(value) ? 8 : { kind: 'value', what: String(value) }
+    case 'boolean':
+    case 'undefined':
+    case 'object': // null
+      return 5
+    default:
+      return { kind: 'value', what: `a ${typeof value}` }
+  }
 }
 
 // An own property, as JSON.parse makes it: a "__proto__" key must not set the copy's prototype.
