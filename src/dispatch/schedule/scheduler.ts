@@ -1,7 +1,7 @@
-import { describeThrown, isToolhostError } from '../../contract/errors.js'
+import { describeThrown } from '../../contract/errors.js'
 import type { ToolError } from '../../contract/types.js'
-import type { CoordinationStore, ForeignWait, HeldClaim } from '../../store/coordination-store.js'
 import { assignBottomLevels, raiseAncestors, refreshBottomLevels } from './critical-path.js'
+import { CrossHostClaims, storeError } from './cross-host-claims.js'
 import { createDeferred, type Deferred } from '../../contract/deferred.js'
 import { DurationEstimates, type ToolProfile } from './duration-estimates.js'
 import type { Execution, Outcome } from '../execute/execute-call.js'
@@ -41,7 +41,7 @@ export class Scheduler {
   readonly #onAnswer: ((outcome: Outcome) => void) | undefined
   readonly #listening: (() => boolean) | undefined
   readonly #reserved = new Reservations()
-  readonly #store: CoordinationStore | undefined
+  readonly #crossHost: CrossHostClaims | undefined
   // Jobs whose waits are over, to be sorted out (skipped or queued) by #process.
   #arrivals: Job[] = []
   #arrivalHead = 0
@@ -54,11 +54,17 @@ export class Scheduler {
       throw new TypeError(`Expected \`maxWorkers\` to be an integer ≥ 1, got \`${String(options.maxWorkers)}\` (${typeof options.maxWorkers})`)
     }
     const store = options.store
-    this.#store = store
+    this.#crossHost = store && new CrossHostClaims(store, {
+      granted: (job) => this.#unblock(job),
+      failed: (job, error) => this.#holding(() => this.#skip(job, error)),
+      waiting: (job, waits) => {
+        if (this.#wantsEvents() && job.state === 'pending') this.#emit({ type: 'waiting', id: job.call.id, seq: job.seq, at: this.#now(), on: waits.map((w) => ({ id: w.id, reason: w.reason, host: w.host })) })
+      },
+    })
     this.#pool = new WorkerPool({
       concurrency: options.maxWorkers,
       run: (job) => this.#runJob(job as Job),
-      ...(store ? { store, onStoreFailure: (job, error) => this.#storeFailed(job as Job, error) } : {}),
+      ...(store ? { store, onStoreFailure: (job, error) => this.#holding(() => this.#skip(job as Job, storeError(error))) } : {}),
       ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
       // New rate limits moved waiting calls: their new wait is announced like an arrival's.
       onMoved: (jobs) => {
@@ -75,7 +81,7 @@ export class Scheduler {
     this.#onEvent = options.onEvent
     this.#onAnswer = options.onAnswer
     this.#listening = options.listening
-    store?.onShare(() => this.#heldAlone())
+    store?.onShare(() => this.#crossHost!.heldAlone(this.#reserved.inArrivalOrder()))
   }
 
   /** Handlers running right now, and the most that ever ran at once. */
@@ -235,8 +241,7 @@ export class Scheduler {
     // 'worker' new rate limits would move it into a rate group, where it took a rate slot and a
     // place in the group's queue (with p-queue's abort listener) for a call already answered.
     this.#pool.released(job)
-    if (job.lease !== undefined) this.#store!.release(job.lease)
-    else if (job.storeAbort !== undefined) job.storeAbort.abort()
+    this.#crossHost?.release(job)
     if (this.#wantsEvents()) this.#emit({ type: 'released', id: job.call.id, seq: job.seq, at: this.#now(), abandoned })
     const submission = job.submission
     if (submission !== undefined && --submission.remaining === 0) submission.signal.removeEventListener('abort', submission.onAbort)
@@ -290,11 +295,8 @@ export class Scheduler {
           const job = arrivals[i]!
           if (job.state !== 'pending') continue // interrupted while waiting
           if (job.gateError) this.#skip(job, job.gateError)
-          else if (job.storeStanding === 'none' && this.#store?.needsAsk === true && job.call.crossHost !== false) this.#ask(job, this.#store)
-          else {
-            if (job.storeStanding === 'none') job.storeStanding = 'alone'
-            this.#pool.enqueue(job)
-          }
+          else if (this.#crossHost?.mustAsk(job) === true) this.#crossHost.ask(job)
+          else this.#pool.enqueue(job)
         }
         if (this.#stale && this.#pool.waiting > 0 && this.#isRefreshDue()) this.#refresh()
         if (compete) this.#pool.go()
@@ -302,58 +304,6 @@ export class Scheduler {
       }
     } finally {
       this.#processing = false
-    }
-  }
-
-  // Its waits in this host are over: other hosts sharing the store may still hold what it touches.
-  // It waits (a blocker, like an approval) until the store grants its claim, then arrives again.
-  #ask(job: Job, store: CoordinationStore): void {
-    job.storeStanding = 'asking'
-    job.blockers++
-    const abort = new AbortController()
-    job.storeAbort = abort
-    store.acquire({ call: job.call.id, claim: job.call.footprint }, { signal: abort.signal, onWait: (waits) => this.#waitForHosts(job, waits) }).then(
-      (lease) => {
-        job.storeAbort = undefined
-        if (job.state !== 'pending') {
-          if (lease !== undefined) store.release(lease)
-          return
-        }
-        job.lease = lease
-        job.storeStanding = lease === undefined ? 'alone' : 'leased'
-        this.#unblock(job)
-      },
-      (error: unknown) => {
-        job.storeAbort = undefined
-        if (job.state !== 'pending') return // released while it asked: the abort's own rejection
-        job.blockers--
-        this.#storeFailed(job, error)
-      },
-    )
-  }
-
-  // The store could not be asked: the call fails in its slot, and nothing runs unreserved.
-  #storeFailed(job: Job, error: unknown): void {
-    const message = isToolhostError(error) ? error.message : `the coordination store failed: ${describeThrown(error)}; the call did not run`
-    this.#holding(() => this.#skip(job, { code: 'E_STORE_UNAVAILABLE', message }))
-  }
-
-  #waitForHosts(job: Job, waits: readonly ForeignWait[]): void {
-    if (!this.#wantsEvents() || job.state !== 'pending') return
-    this.#emit({ type: 'waiting', id: job.call.id, seq: job.seq, at: this.#now(), on: waits.map((w) => ({ id: w.id, reason: w.reason, host: w.host })) })
-  }
-
-  // Another host joined the store: the claims of every unreleased call that passed unasked.
-  *#heldAlone(): Generator<HeldClaim> {
-    for (const job of this.#reserved.inArrivalOrder()) {
-      if (job.storeStanding !== 'alone' || job.released || job.call.crossHost === false) continue
-      yield {
-        request: { call: job.call.id, claim: job.call.footprint },
-        adopt: (lease) => {
-          job.lease = lease
-          job.storeStanding = 'leased'
-        },
-      }
     }
   }
 
