@@ -103,14 +103,9 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
       if (body === undefined) return reply(res, 400, 'the request body is not JSON')
       if (isToolCall(body)) {
         callsInFlight++
-        let answered = false
-        const settle = (): void => {
-          if (answered) return
-          answered = true
+        onceEnded(res, () => {
           if (--callsInFlight === 0) for (const resolve of onDrained) resolve()
-        }
-        res.once('finish', settle)
-        res.once('close', settle)
+        })
       }
     }
     // A request that claims 2026-07-28 goes to the modern leg, even a bad one: it owns those answers.
@@ -122,14 +117,7 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
         return reply(res, 503, `too many requests in flight: ${maxRequests} (serve.max_requests); retry shortly`)
       }
       inFlight++
-      // Finished (the answer handed to the socket) or closed (the client went away), once.
-      let done = false
-      const settle = (): void => {
-        if (!done) inFlight--
-        done = true
-      }
-      res.once('finish', settle)
-      res.once('close', settle)
+      onceEnded(res, () => inFlight--)
       return serveModern(req, res, body)
     }
     return handleLegacy(req, res, body)
@@ -245,6 +233,18 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
       await new Promise<void>((resolve) => http.close(() => resolve()))
     },
   }
+}
+
+/** Calls `ended` once, when the answer is handed to the socket (finish) or the client goes away (close). */
+function onceEnded(res: ServerResponse, ended: () => void): void {
+  let done = false
+  const settle = (): void => {
+    if (done) return
+    done = true
+    ended()
+  }
+  res.once('finish', settle)
+  res.once('close', settle)
 }
 
 /** True when a JSON-RPC message (or a batch) holds a `tools/call` request. */
