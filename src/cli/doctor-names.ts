@@ -1,19 +1,25 @@
 import { suggestNames } from '../contract/near-names.js'
-import { checkConfigNames } from '../host/config-names.js'
+import { checkConfigNames, checkPluginHookNames } from '../host/config-names.js'
 import type { Host } from '../host/host.js'
 import { missingEnvVars } from '../registry/tool-availability.js'
 
 /**
- * `doctor`'s lines about names: each config entry that names no registered tool, with its
- * did-you-mean (what start-up also warns about).
+ * `doctor`'s lines about names: each config entry, and each tool name of a plugin's hook, that
+ * names no registered tool, with its did-you-mean (what start-up also warns about).
  *
  * @example
  * configNameLines(host) // ['config names:  1 entry names no registered tool', '  rate_limits.htpp_get names no … (did you mean "http_get"?): it limits nothing']
  */
 export function configNameLines(host: Host): string[] {
-  const unmatched = checkConfigNames(host.config, host.registry.list())
-  if (unmatched.length === 0) return ['config names:  every tool name in config matches a registered tool']
-  return [`config names:  ${unmatched.length} ${unmatched.length === 1 ? 'entry names' : 'entries name'} no registered tool${host.configFile ? ` (${host.configFile})` : ''}`, ...unmatched.map((u) => `  ${u.message}`)]
+  const tools = host.registry.list()
+  const unmatched = checkConfigNames(host.config, tools)
+  const lines = unmatched.length === 0
+    ? ['config names:  every tool name in config matches a registered tool']
+    : [`config names:  ${unmatched.length} ${unmatched.length === 1 ? 'entry names' : 'entries name'} no registered tool${host.configFile ? ` (${host.configFile})` : ''}`, ...unmatched.map((u) => `  ${u.message}`)]
+  // A plugin hook's tools are names in code, not config: said only when one matches nothing.
+  const hooks = checkPluginHookNames(host.registry.hooks.list(), tools, host.root)
+  if (hooks.length > 0) lines.push(`hook names:  ${hooks.length} plugin hook ${hooks.length === 1 ? 'entry names' : 'entries name'} no registered tool`, ...hooks.map((u) => `  ${u.message}`))
+  return lines
 }
 
 /**

@@ -1,8 +1,10 @@
+import path from 'node:path'
 import type { ToolhostConfig } from '../config/types.js'
 import { suggestNames } from '../contract/near-names.js'
 import { nameMatcher } from '../dispatch/admit/name-matcher.js'
 import { compileRateLimits } from '../dispatch/schedule/rate-limits.js'
 import { parseRule, type RuleList } from '../permissions/rules.js'
+import type { PluginHookEntry } from '../registry/plugin-hooks.js'
 
 /** A config entry that names no registered tool, and the names it was probably meant to be. */
 export interface UnmatchedName {
@@ -36,9 +38,7 @@ export function checkConfigNames(config: ToolhostConfig, tools: readonly NamedTo
   const names = tools.map((t) => t.name)
   const unmatched: UnmatchedName[] = []
   const add = (where: string, entry: string, lookFor: string | undefined, among: readonly string[], what: string, effect: string): void => {
-    const suggestions = lookFor === undefined ? [] : suggestNames(lookFor, among)
-    const hint = suggestions.length > 0 ? ` (did you mean ${suggestions.map((s) => `"${s}"`).join(' or ')}?)` : ''
-    unmatched.push({ where, entry, suggestions, message: `${where} ${what}${hint}: ${effect}` })
+    unmatched.push(describeUnmatched(where, entry, lookFor, among, what, effect))
   }
   for (const rule of compileRateLimits(config.rate_limits)) {
     if (tools.some((t) => rule.rank(t.name, t.toolset) !== undefined)) continue
@@ -90,6 +90,39 @@ export function checkConfigNames(config: ToolhostConfig, tools: readonly NamedTo
 
 const GLOB = /[*?[\]{}!()+@]/
 
+// One unmatched entry: `lookFor` (none for a glob) is compared with `among` for a did-you-mean.
+function describeUnmatched(where: string, entry: string, lookFor: string | undefined, among: readonly string[], what: string, effect: string): UnmatchedName {
+  const suggestions = lookFor === undefined ? [] : suggestNames(lookFor, among)
+  const hint = suggestions.length > 0 ? ` (did you mean ${suggestions.map((s) => `"${s}"`).join(' or ')}?)` : ''
+  return { where, entry, suggestions, message: `${where} ${what}${hint}: ${effect}` }
+}
+
 function isNameGlob(entry: string): boolean {
   return GLOB.test(entry)
+}
+
+/**
+ * Each tool name or glob of a plugin's hook (`defineHook({ tools })`) that matches no registered
+ * tool: the hook would run on no call, as silently as a misspelt name in config. `where` names the
+ * plugin file (relative to `root` when under it) and the hook.
+ *
+ * @example
+ * checkPluginHookNames(registry.hooks.list(), registry.list(), '/w')
+ * // [{ where: 'plugins/guard.ts: hook "no-vendor" tools', entry: 'wrte_file', suggestions: ['write_file'], message: 'plugins/guard.ts: hook "no-vendor" tools "wrte_file" names no registered tool (did you mean "write_file"?): the hook runs on no call of it' }]
+ */
+export function checkPluginHookNames(hooks: readonly PluginHookEntry[], tools: readonly NamedTool[], root?: string): UnmatchedName[] {
+  const names = tools.map((t) => t.name)
+  const unmatched: UnmatchedName[] = []
+  for (const { hook, source } of hooks) {
+    const file = source === undefined ? 'a hook registered in code' : root !== undefined && source.startsWith(root + path.sep) ? path.relative(root, source) : source
+    const entries = typeof hook.tools === 'string' ? [hook.tools] : hook.tools
+    entries.forEach((entry, k) => {
+      const set = nameMatcher([entry])
+      if (names.some((name) => set.has(name))) return
+      const isGlob = isNameGlob(entry)
+      const where = `${file}: hook ${JSON.stringify(hook.name)} tools${typeof hook.tools === 'string' ? '' : `[${k}]`}`
+      unmatched.push(describeUnmatched(where, entry, isGlob ? undefined : entry, names, `${JSON.stringify(entry)} ${isGlob ? 'matches' : 'names'} no registered tool`, 'the hook runs on no call of it'))
+    })
+  }
+  return unmatched
 }

@@ -3,7 +3,7 @@ import { logSchedulingEvents } from '../observe/log-events.js'
 import { loadEnvFile } from '../config/env-file.js'
 import { DISPATCH_MODES, PERMISSION_MODES, type ToolhostConfig } from '../config/types.js'
 import { checkChoice, resolveSetup, withPermissionOverrides } from './setup.js'
-import { checkConfigNames } from './config-names.js'
+import { checkConfigNames, checkPluginHookNames } from './config-names.js'
 import type { HostOptions, HostServices } from './host-types.js'
 import { Host, type HostParts } from './host.js'
 import { builtinPluginFiles, duplicatesBuiltins } from '../loader/builtin-plugins.js'
@@ -105,7 +105,9 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
 // an embedding registers them later, and every name would be reported).
 function warnUnmatchedNames(host: Host, config: ToolhostConfig, where: string): void {
   const tools = host.registry.list()
-  if (tools.length > 0) for (const unmatched of checkConfigNames(config, tools)) host.log.warn(`${where}: ${unmatched.message}`)
+  if (tools.length === 0) return
+  for (const unmatched of checkConfigNames(config, tools)) host.log.warn(`${where}: ${unmatched.message}`)
+  for (const unmatched of checkPluginHookNames(host.registry.hooks.list(), tools, host.root)) host.log.warn(unmatched.message)
 }
 
 // Options are checked at start-up, like config.yaml: an unknown mode ran as some other, and an

@@ -1,6 +1,7 @@
 // Names in config that match no registered tool (issue 24.5): a misspelt name under rate_limits,
 // dispatch.* or a permission rule silently disabled what it configured. Start-up warns, doctor
 // lists them, each with a did-you-mean; doctor also names a set variable close to a missing one.
+// A plugin hook's tools (defineHook) that match nothing are warned of and listed the same way.
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -31,6 +32,11 @@ beforeAll(() => {
   writeFileSync(path.join(plugins, 'guard.mjs'), [
     "import { defineHook, registry } from 'toolhost'",
     "registry.register(defineHook({ event: 'before_call', tools: 'http_*', name: 'no-internal', run: () => undefined }))",
+  ].join('\n'))
+  // A plugin hook whose tools name no registered tool: warned at start-up and listed by doctor too.
+  writeFileSync(path.join(plugins, 'audit.mjs'), [
+    "import { defineHook, registry } from 'toolhost'",
+    "registry.register(defineHook({ event: 'after_call', tools: ['http_get', 'htp_gett', 'ftp_*'], name: 'count-gets', run: () => undefined }))",
   ].join('\n'))
   writeFileSync(config, [
     'plugins: { dirs: [], builtins: false }',
@@ -65,12 +71,19 @@ const expected = [
   'hooks.before_call[0].tools "http_gett" names no registered tool (did you mean "http_get" or "http_post"?): the hook runs on no call of it',
 ]
 
+const hookExpected = [
+  'plugins/audit.mjs: hook "count-gets" tools[1] "htp_gett" names no registered tool (did you mean "http_get"?): the hook runs on no call of it',
+  'plugins/audit.mjs: hook "count-gets" tools[2] "ftp_*" matches no registered tool: the hook runs on no call of it',
+]
+
 describe('names in config are checked against the registered tools', () => {
   test('start-up warns once per name that matches nothing, naming the file and key; names that match are quiet', async () => {
     const run = await toolhost(['list'])
     expect(run.code).toBe(0)
     const warnings = run.stderr.split('\n').filter((line) => line.startsWith(`toolhost warn: ${config}: `))
     expect(warnings).toEqual(expected.map((line) => `toolhost warn: ${config}: ${line}`))
+    // A plugin hook's names are code, not config: the warning names the plugin file and the hook.
+    expect(run.stderr.split('\n').filter((line) => line.includes('hook "count-gets"'))).toEqual(hookExpected.map((line) => `toolhost warn: ${line}`))
   })
 
   test('doctor lists them under config names', async () => {
@@ -79,8 +92,11 @@ describe('names in config are checked against the registered tools', () => {
     const at = lines.indexOf(`config names:  7 entries name no registered tool (${config})`)
     expect(at).toBeGreaterThan(-1)
     expect(lines.slice(at + 1, at + 8)).toEqual(expected.map((line) => `  ${line}`))
+    const hooksAt = lines.indexOf('hook names:  2 plugin hook entries name no registered tool')
+    expect(hooksAt).toBeGreaterThan(-1)
+    expect(lines.slice(hooksAt + 1, hooksAt + 3)).toEqual(hookExpected.map((line) => `  ${line}`))
     // The hooks in force, and the plugin file that registered one.
-    expect(lines).toContain('hooks:         before_call hooks.before_call[0], "no-internal"')
+    expect(lines).toContain('hooks:         before_call hooks.before_call[0], "no-internal"; after_call "count-gets"')
     expect(lines).toContain(`  ok      ${path.join(root, 'plugins', 'guard.mjs')} (no tools; before_call hook "no-internal")`)
   })
 

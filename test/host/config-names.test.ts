@@ -2,7 +2,8 @@
 // limits), a glob, a `prefix*` rule all count as matching; only what matches nothing is reported.
 import { describe, expect, test } from 'vitest'
 import { defaultConfig } from '../../src/config/defaults.js'
-import { checkConfigNames } from '../../src/host/config-names.js'
+import { checkConfigNames, checkPluginHookNames } from '../../src/host/config-names.js'
+import { defineHook } from '../../src/contract/define-hook.js'
 import type { ToolhostConfig } from '../../src/config/types.js'
 
 const tools = [{ name: 'read_file', toolset: 'files' }, { name: 'mcp_github_search', toolset: 'mcp_github' }]
@@ -51,5 +52,23 @@ describe('checkConfigNames', () => {
   test('the built-in default config names nothing that is missing when the built-in tools are there', () => {
     // The defaults carry no tool names: a host with any tools starts without a warning.
     expect(checkConfigNames(defaultConfig(), tools)).toEqual([])
+  })
+})
+
+describe('checkPluginHookNames', () => {
+  const hook = (tools: string | string[]) => defineHook({ event: 'before_call', name: 'guard', tools, run: () => undefined })
+
+  test('a hook whose names and globs match tools is quiet; one that matches nothing names its file, hook and entry', () => {
+    const hooks = [
+      { hook: hook(['read_file', 'mcp_github_*']), source: '/w/plugins/ok.ts' },
+      { hook: hook('raed_file'), source: '/w/plugins/typo.ts' },
+      { hook: hook(['read_file', 'mcp_gitlab_*']), source: '/elsewhere/glob.ts' },
+      { hook: hook('nothing'), source: undefined },
+    ]
+    expect(checkPluginHookNames(hooks, tools, '/w').map((u) => [u.where, u.entry, u.suggestions])).toEqual([
+      ['plugins/typo.ts: hook "guard" tools', 'raed_file', ['read_file']],
+      ['/elsewhere/glob.ts: hook "guard" tools[1]', 'mcp_gitlab_*', []],
+      ['a hook registered in code: hook "guard" tools', 'nothing', []],
+    ])
   })
 })
