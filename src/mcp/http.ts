@@ -50,7 +50,8 @@ export const SSE_RETRY_MS = 1000
  * 0 picks a free port. On a loopback address, requests whose Host header names another host, or
  * that come from a non-loopback browser Origin, are refused (403); with `serve.auth`, /mcp needs a
  * bearer token (`src/http/request-access.ts`), and a non-loopback address refuses to start without it.
- * `routes` adds paths beside `/mcp`.
+ * `GET /healthz` (200 while the process answers) and `GET /readyz` (200, or 503 once draining) are
+ * for probes: no token, any Host. `routes` adds paths beside `/mcp`.
  *
  * @example
  * const endpoint = await serveHttp(host, sessions, { port: 8765, hostname: '127.0.0.1' })
@@ -179,6 +180,10 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
   // Built before listening: a non-loopback serve.host without serve.auth refuses to start here.
   const access = createRequestAccess(host.config.serve, { hostname: options.hostname, file: host.configFile })
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // Probes (a load balancer, Kubernetes) carry no token and name the instance, not the public host:
+    // answered before the Host and token checks, with nothing but up/ready.
+    const probe = PROBES.get(req.url ?? '')
+    if (probe !== undefined) return answerProbe(req, res, probe === 'ready' && draining ? 'draining' : probe)
     // AUTH: answered here when refused; else the caller (principal.subject binds MRTR requestState; also req.auth).
     const principal = await access.admit(req, res)
     if (principal === undefined) return
@@ -233,6 +238,21 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
       await new Promise<void>((resolve) => http.close(() => resolve()))
     },
   }
+}
+
+/** The probe paths: `/healthz` (the process answers: liveness) and `/readyz` (it takes requests: 503 once draining). */
+const PROBES = new Map<string, 'live' | 'ready'>([['/healthz', 'live'], ['/readyz', 'ready']])
+
+// GET or HEAD only; the body says the state and nothing else (no version, no host, no count).
+function answerProbe(req: IncomingMessage, res: ServerResponse, state: 'live' | 'ready' | 'draining'): void {
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'application/json' })
+    res.end(JSON.stringify({ status: 'method not allowed: probes are GET or HEAD' }))
+    return
+  }
+  const body = JSON.stringify({ status: state === 'live' ? 'ok' : state })
+  res.writeHead(state === 'draining' ? 503 : 200, { 'content-type': 'application/json', 'cache-control': 'no-store', ...(state === 'draining' ? { connection: 'close' } : {}) })
+  res.end(req.method === 'HEAD' ? undefined : body)
 }
 
 /** Calls `ended` once, when the answer is handed to the socket (finish) or the client goes away (close). */
