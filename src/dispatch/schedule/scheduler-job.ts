@@ -3,7 +3,7 @@ import type { ToolError } from '../../contract/types.js'
 import type { ToolProfile } from './duration-estimates.js'
 import type { Execution } from '../execute/execute-call.js'
 import type { JobOutcome, SchedulableCall, Wait } from './scheduler-types.js'
-import type { PoolJob, PoolPlace, RateSlot } from './worker-pool.js'
+import type { PoolJob, PoolPlace, RateSlot } from './pool-job.js'
 import type { Lease } from '../../store/coordination-store.js'
 
 type JobState = 'pending' | 'running' | 'done'

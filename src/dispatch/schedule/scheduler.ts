@@ -1,19 +1,18 @@
 import { describeThrown } from '../../contract/errors.js'
 import type { ToolError } from '../../contract/types.js'
-import { assignBottomLevels, raiseAncestors, refreshBottomLevels } from './critical-path.js'
+import { assignBottomLevels, raiseAncestors } from './critical-path.js'
 import { CrossHostClaims, storeError } from './cross-host-claims.js'
 import { createDeferred, type Deferred } from '../../contract/deferred.js'
 import { DurationEstimates, type ToolProfile } from './duration-estimates.js'
 import type { Execution, Outcome } from '../execute/execute-call.js'
+import { PriorityRefresh } from './priority-refresh.js'
 import { Reservations } from './reservations.js'
+import { SchedulerEvents } from './scheduler-events.js'
 import { Job, Submission } from './scheduler-job.js'
-import type { JobOutcome, SchedulableCall, SchedulerEvent, SchedulerOptions, SubmitOptions } from './scheduler-types.js'
+import type { JobOutcome, SchedulableCall, SchedulerOptions, SubmitOptions } from './scheduler-types.js'
 import { WorkerPool } from './worker-pool.js'
 
 export type { JobOutcome, SchedulableCall, SchedulerEvent, SchedulerOptions, SubmitOptions, Wait } from './scheduler-types.js'
-
-// See #isRefreshDue: a refresh of N unreleased calls waits for N / REFRESH_SPREAD answers.
-const REFRESH_SPREAD = 32
 
 /**
  * The online conflict scheduler: calls arrive in order (as a batch or one by one); each starts once
@@ -32,14 +31,11 @@ const REFRESH_SPREAD = 32
 export class Scheduler {
   readonly #pool: WorkerPool
   readonly #estimates: DurationEstimates
-  // An estimate moved while nothing waited for a worker: recompute bottom levels before the next wait.
-  #stale = false
-  #learnedSinceRefresh = 0
+  readonly #refresh: PriorityRefresh
   readonly #criticalPath: boolean
   readonly #now: () => number
-  readonly #onEvent: ((event: SchedulerEvent) => void) | undefined
+  readonly #events: SchedulerEvents
   readonly #onAnswer: ((outcome: Outcome) => void) | undefined
-  readonly #listening: (() => boolean) | undefined
   readonly #reserved = new Reservations()
   readonly #crossHost: CrossHostClaims | undefined
   // Jobs whose waits are over, to be sorted out (skipped or queued) by #process.
@@ -57,9 +53,7 @@ export class Scheduler {
     this.#crossHost = store && new CrossHostClaims(store, {
       granted: (job) => this.#unblock(job),
       failed: (job, error) => this.#holding(() => this.#skip(job, error)),
-      waiting: (job, waits) => {
-        if (this.#wantsEvents() && job.state === 'pending') this.#emit({ type: 'waiting', id: job.call.id, seq: job.seq, at: this.#now(), on: waits.map((w) => ({ id: w.id, reason: w.reason, host: w.host })) })
-      },
+      waiting: (job, waits) => this.#events.waitingForeign(job, waits),
     })
     this.#pool = new WorkerPool({
       concurrency: options.maxWorkers,
@@ -67,20 +61,15 @@ export class Scheduler {
       ...(store ? { store, onStoreFailure: (job, error) => this.#holding(() => this.#skip(job as Job, storeError(error))) } : {}),
       ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
       // New rate limits moved waiting calls: their new wait is announced like an arrival's.
-      onMoved: (jobs) => {
-        if (this.#wantsEvents()) this.#announceWaits(jobs as Job[], 0)
-      },
-      // Announced as waiting for a worker; a worker is free now and they still wait: for the rate.
-      onRateWait: (jobs) => {
-        if (this.#wantsEvents()) for (const job of jobs as Job[]) if (job.poolWait !== 'rate' && job.state === 'pending') this.#announceRateWait(job)
-      },
+      onMoved: (jobs) => this.#events.announceWaits(jobs as Job[], 0),
+      onRateWait: (jobs) => this.#events.announceRateWaits(jobs as Job[]),
     })
+    this.#events = new SchedulerEvents(options, this.#pool, this.#reserved)
     this.#estimates = options.estimates ?? new DurationEstimates()
     this.#criticalPath = options.priority !== 'call-order'
+    this.#refresh = new PriorityRefresh(this.#estimates, this.#pool, this.#reserved, this.#criticalPath)
     this.#now = options.now
-    this.#onEvent = options.onEvent
     this.#onAnswer = options.onAnswer
-    this.#listening = options.listening
     store?.onShare(() => this.#crossHost!.heldAlone(this.#reserved.inArrivalOrder()))
   }
 
@@ -137,10 +126,7 @@ export class Scheduler {
       this.#reserved.add(job)
       jobs[i] = job
       outcomes[i] = job.outcome
-      if (this.#wantsEvents()) {
-        this.#emit({ type: 'queued', id: call.id, seq: job.seq, at: this.#now() })
-        if (job.waits.length > 0) this.#emit({ type: 'waiting', id: call.id, seq: job.seq, at: this.#now(), on: job.waits })
-      }
+      this.#events.queued(job)
     }
     if (this.#criticalPath) {
       assignBottomLevels(jobs, this.#estimates)
@@ -242,7 +228,7 @@ export class Scheduler {
     // place in the group's queue (with p-queue's abort listener) for a call already answered.
     this.#pool.released(job)
     this.#crossHost?.release(job)
-    if (this.#wantsEvents()) this.#emit({ type: 'released', id: job.call.id, seq: job.seq, at: this.#now(), abandoned })
+    this.#events.released(job, abandoned)
     const submission = job.submission
     if (submission !== undefined && --submission.remaining === 0) submission.signal.removeEventListener('abort', submission.onAbort)
     if (job.dependents !== undefined) {
@@ -298,67 +284,13 @@ export class Scheduler {
           else if (this.#crossHost?.mustAsk(job) === true) this.#crossHost.ask(job)
           else this.#pool.enqueue(job)
         }
-        if (this.#stale && this.#pool.waiting > 0 && this.#isRefreshDue()) this.#refresh()
+        this.#refresh.refreshIfDue()
         if (compete) this.#pool.go()
-        if (this.#wantsEvents()) this.#announceWaits(arrivals, from)
+        this.#events.announceWaits(arrivals, from)
       }
     } finally {
       this.#processing = false
     }
-  }
-
-  // Events for the calls of a round that did not get a worker (or a rate slot) at once.
-  #announceWaits(arrivals: readonly Job[], from: number): void {
-    let behind: string[] | undefined
-    for (let i = from; i < arrivals.length; i++) {
-      const job = arrivals[i]!
-      if (job.place === 'worker' || (job.place === 'rate' && this.#pool.isSaturated())) {
-        behind ??= this.#runningIds()
-        job.poolWait = 'worker'
-        this.#emit({ type: 'waiting-worker', id: job.call.id, seq: job.seq, at: this.#now(), behind })
-      } else if (job.place === 'rate') {
-        this.#announceRateWait(job)
-      }
-    }
-  }
-
-  #announceRateWait(job: Job): void {
-    const group = this.#pool.groupOf(job)
-    if (group === undefined) return
-    job.poolWait = 'rate'
-    this.#emit({ type: 'waiting-rate', id: job.call.id, seq: job.seq, at: this.#now(), group: group.rule.key, limit: group.rule.limit })
-  }
-
-  #runningIds(): string[] {
-    const ids: string[] = []
-    for (const job of this.#reserved.inArrivalOrder()) if (job.state === 'running') ids.push(job.call.id)
-    return ids
-  }
-
-  // Estimates moved: every unreleased call's bottom level again, and waiting calls re-ordered.
-  #refresh(): void {
-    this.#stale = false
-    this.#learnedSinceRefresh = 0
-    const newestFirst = this.#reserved.inArrivalOrder().reverse()
-    const changed: Job[] = []
-    refreshBottomLevels(newestFirst, this.#estimates, (job) => changed.push(job))
-    this.#pool.reprioritiseMany(changed)
-  }
-
-  // A refresh walks every unreleased call: one is due only after as many answers as a
-  // REFRESH_SPREAD-th of them, so refreshing costs O(1) amortised per call. (Refreshing after every
-  // answer made a huge batch quadratic, and a refresh's own time, counted into the durations of
-  // the calls running meanwhile, moved the estimates again: 60,000 echo calls took over a minute.)
-  #isRefreshDue(): boolean {
-    return this.#learnedSinceRefresh * REFRESH_SPREAD >= this.#reserved.size
-  }
-
-  #learn(job: Job, endedAt: number): void {
-    const profile = job.profile
-    if (profile === undefined || job.interrupted) return
-    this.#learnedSinceRefresh++
-    if (this.#estimates.record(profile, endedAt - job.startedAt) && this.#criticalPath) this.#stale = true
-    if (this.#stale && this.#pool.waiting > 0 && this.#isRefreshDue()) this.#refresh()
   }
 
   // Called by the pool with a worker for the job; returns what p-queue waits on before it frees the
@@ -369,7 +301,7 @@ export class Scheduler {
     const startedAt = this.#now()
     job.startedAt = startedAt
     this.#pool.started()
-    if (this.#wantsEvents()) this.#emit({ type: 'started', id: job.call.id, seq: job.seq, at: startedAt, running: this.#pool.running })
+    this.#events.started(job)
     let execution: Execution
     try {
       execution = job.call.start()
@@ -388,14 +320,14 @@ export class Scheduler {
       const endedAt = this.#now()
       this.#finish(job, { ran: true, outcome: done, startedAt, endedAt, waits: job.heldBy() })
       this.#pool.freed()
-      this.#learn(job, endedAt)
+      this.#refresh.learn(job, endedAt)
       this.#release(job, false)
       return undefined
     }
     void execution.answered.then((outcome) => this.#finish(job, { ran: true, outcome, startedAt, endedAt: this.#now(), waits: job.heldBy() }))
     return execution.settled.then(({ abandoned }) => {
       this.#pool.freed()
-      if (!abandoned) this.#learn(job, this.#now())
+      if (!abandoned) this.#refresh.learn(job, this.#now())
       this.#release(job, abandoned)
     })
   }
@@ -404,10 +336,7 @@ export class Scheduler {
     if (job.answered) return
     if (outcome.ran) this.#onAnswer?.(outcome.outcome)
     job.answer(outcome)
-    if (!this.#wantsEvents()) return
-    const ok = outcome.ran && outcome.outcome.ok
-    const code = outcome.ran ? (outcome.outcome.ok ? undefined : outcome.outcome.error.code) : outcome.error.code
-    this.#emit({ type: 'finished', id: job.call.id, seq: job.seq, at: this.#now(), ok, ...(code ? { code } : {}) })
+    this.#events.finished(job, outcome)
   }
 
   #skip(job: Job, error: ToolError): void {
@@ -423,19 +352,6 @@ export class Scheduler {
       job.interrupted = true
       if (job.execution) job.execution.interrupt()
       else job.interruptPending = true
-    }
-  }
-
-  #wantsEvents(): boolean {
-    return this.#onEvent !== undefined && (this.#listening === undefined || this.#listening())
-  }
-
-  #emit(event: SchedulerEvent): void {
-    // An observer's fault must not stop a call from being answered and released (invariants 1, 8).
-    try {
-      this.#onEvent?.(event)
-    } catch {
-      // The host's listener reports its own faults; nothing to do here.
     }
   }
 }
