@@ -24,7 +24,9 @@ export interface ConsoleCallProblem {
  * Calls a person makes from the console's form. Each goes through `host.run` like any call, with
  * `principal: 'console'`: parsed and validated against the tool's schema, authorised (rules, mode,
  * the tool's own check; a call that asks waits in the console's approvals), hooked, scheduled and
- * rate-limited. Nothing here decides whether it may run. Ids are `console-1`, `console-2`, ….
+ * rate-limited. Nothing here decides whether it may run. Errors are worded for a person (what makes
+ * a hidden tool available), whoever the host's audience is (a model, under `serve`). Ids are
+ * `console-1`, `console-2`, ….
  *
  * @example
  * const answer = await calls.run({ tool: 'read_file', arguments: { path: 'README.md' } }, signal)
@@ -45,7 +47,7 @@ export class ConsoleCalls {
     if (typeof tool !== 'string' || tool === '' || tool.length > 256) return { problem: 'tool must be a tool name' }
     if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) return { problem: 'arguments must be a JSON object' }
     const id = `console-${++this.#seq}`
-    const [result] = await this.#host.run([{ id, name: tool, arguments: (args ?? {}) as Record<string, unknown> }], { principal: CONSOLE_PRINCIPAL, signal })
+    const [result] = await this.#host.run([{ id, name: tool, arguments: (args ?? {}) as Record<string, unknown> }], { principal: CONSOLE_PRINCIPAL, audience: 'person', signal })
     return { id, tool, ok: result!.ok, ...(result!.error ? { code: result!.error.code } : {}), text: this.#detail.result(tool, result!) }
   }
 }

@@ -103,6 +103,14 @@ export class HostAdmission {
     return (hidden instanceof Promise ? undefined : this.#admitNow(staged, hidden, options, batch, hooks)) ?? this.#admitGated(staged, hidden, options, batch, hooks)
   }
 
+  // The context whose messages suit who reads these calls' errors (`RunOptions.audience`, else the host's).
+  #admitFor(options: RunOptions): AdmitContext {
+    const audience = options.audience
+    if (audience === undefined || audience === this.#admit.audience) return this.#admit
+    const base = this.#admit
+    return { registry: base.registry, get config() { return base.config }, env: base.env, canAsk: base.canAsk, audience }
+  }
+
   // Before-hooks first (after availability, before the permission system): the batch takes its
   // place in the schedule once they have answered, with the arguments they left, so every
   // reservation is made for the arguments that will run.
@@ -119,11 +127,12 @@ export class HostAdmission {
   // Everything decided at once (no check to wait for): the calls allowed are scheduled now.
   #admitNow(staged: readonly Staged[], hidden: HiddenTools, options: RunOptions, batch: number, hooks: CallHookSet | undefined): Promise<ToolResult>[] | undefined {
     const trace = options.trace ?? false
+    const admit = this.#admitFor(options)
     const admissions: Admission[] = new Array(staged.length)
     const items: AuthoriseItem[] = []
     for (let i = 0; i < staged.length; i++) {
-      const a = (admissions[i] = settleStaged(staged[i]!, hidden, this.#admit))
-      if (a.ok) items.push(itemOf(a, options.principal))
+      const a = (admissions[i] = settleStaged(staged[i]!, hidden, admit))
+      if (a.ok) items.push(itemOf(a, options))
     }
     const decisions = items.length > 0 ? this.#authorise(items, options.signal, true) : []
     if (decisions === undefined) return undefined
@@ -164,6 +173,7 @@ export class HostAdmission {
   // footprint of its arguments, behind a gate that opens once availability and permission are decided.
   #admitGated(staged: readonly Staged[], hidden: HiddenTools | Promise<HiddenTools>, options: RunOptions, batch: number, hooks: CallHookSet | undefined): Promise<ToolResult>[] {
     const trace = options.trace ?? false
+    const admit = this.#admitFor(options)
     const known = Promise.resolve(hidden)
     const results: Promise<ToolResult>[] = new Array(staged.length)
     const held: HeldCall[] = []
@@ -171,15 +181,15 @@ export class HostAdmission {
       if (!s.ok || s.invalid) {
         // Not scheduled; its error waits for availability (a hidden tool is named as hidden, not invalid).
         results[s.index] = known.then((h) => {
-          const a = settleStaged(s, h, this.#admit)
+          const a = settleStaged(s, h, admit)
           return this.#refuse(s.call, a.ok ? NO_DECISION.error : a.error, trace, batch)
         })
         continue
       }
-      const item = itemOf(s, options.principal)
+      const item = itemOf(s, options)
       held.push({ item, footprint: this.#host.footprintOf(s.tool, s.args), args: s.args })
     }
-    const decided = decideHeld(held, known, (items) => this.#authorise(items, options.signal, false), this.#admit)
+    const decided = decideHeld(held, known, (items) => this.#authorise(items, options.signal, false), admit)
     const footprintOf = (tool: AnyTool, args: Record<string, unknown>): Footprint => this.#host.footprintOf(tool, args)
     const listening = this.#events.isListening
     const open = (h: HeldCall, decision: AuthoriseDecision | ToolError): ReturnType<typeof openHeld> => (listening ? this.#openAnnounced(h, decision, footprintOf) : openHeld(h, decision, footprintOf))
@@ -310,9 +320,10 @@ export class HostAdmission {
 }
 
 // What the authoriser gets for an admitted call (plain fields only when set: the common item stays small).
-function itemOf(a: { index: number; call: ToolCall; tool: AnyTool; args: Record<string, unknown>; hookAsk?: string | undefined }, principal: string | undefined): AuthoriseItem {
+function itemOf(a: { index: number; call: ToolCall; tool: AnyTool; args: Record<string, unknown>; hookAsk?: string | undefined }, options: RunOptions): AuthoriseItem {
   const item: AuthoriseItem = { index: a.index, call: a.call, tool: a.tool, args: a.args }
   if (a.hookAsk !== undefined) item.hookAsk = a.hookAsk
-  if (principal !== undefined) item.principal = principal
+  if (options.principal !== undefined) item.principal = options.principal
+  if (options.audience !== undefined) item.audience = options.audience
   return item
 }

@@ -116,6 +116,11 @@ export interface RunOptions {
    * form. It grants nothing: the calls are validated, authorised, hooked and rate-limited like any.
    */
   principal?: string
+  /**
+   * Who reads these calls' errors, when not the host's `audience`: the advice in a message (what
+   * makes a hidden tool available, how to allow a call) suits them. The console's form says `person`.
+   */
+  audience?: Audience
 }
 
 /**

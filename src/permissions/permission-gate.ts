@@ -140,7 +140,7 @@ export class PermissionGate implements Authoriser {
       const { decision } = j
       this.#recordDecision(j, decision)
       if (decision.outcome === 'allow') decisions[k] = { run: true, args: j.args }
-      else if (decision.outcome === 'deny') decisions[k] = { run: false, error: { code: 'E_DENIED', message: denialMessage(j.item.tool.name, decision, this.mode === 'plan' ? this.#audience : undefined) } }
+      else if (decision.outcome === 'deny') decisions[k] = { run: false, error: { code: 'E_DENIED', message: denialMessage(j.item.tool.name, decision, this.mode === 'plan' ? (j.item.audience ?? this.#audience) : undefined) } }
       else if (request) asking.push({ k, judged: j, request })
       else decisions[k] = this.#noApprover(j)
     }
@@ -156,7 +156,7 @@ export class PermissionGate implements Authoriser {
 
   // A call that asks, with nobody to ask: denied, saying which rule or mode would let it run.
   #noApprover(j: JudgedCall): AuthoriseDecision {
-    const message = this.#consoleHint(noOneToAsk(j, this.#audience))
+    const message = this.#consoleHint(noOneToAsk(j, j.item.audience ?? this.#audience))
     this.#recordDecision(j, { decision: 'deny', by: 'no-approver', reason: message })
     return { run: false, error: { code: 'E_DENIED', message } }
   }
@@ -232,7 +232,7 @@ export class PermissionGate implements Authoriser {
     if (outcome.decision === 'cannot-ask') {
       // Not a person's refusal: no one could be reached (an MCP client without elicitation, a console
       // that did not answer in time), and no standby answered.
-      const message = this.#consoleHint(noOneToAsk(j, this.#audience, outcome.why))
+      const message = this.#consoleHint(noOneToAsk(j, j.item.audience ?? this.#audience, outcome.why))
       this.#recordDecision(j, { decision: 'deny', by: 'no-approver', reason: message, ...answeredBy })
       return { code: 'E_DENIED', message }
     }

@@ -217,6 +217,15 @@ describe('calls from the console\'s form (POST /console/api/calls)', () => {
     events.close()
   })
 
+  test('its errors are worded for a person (the form\'s reader), whoever the host\'s audience is', async () => {
+    const { call, events } = await open({ mode: 'ask', console_approvals: { enabled: false, timeout_ms: 60_000 } })
+    const refused = JSON.parse((await call({ tool: 'write_note', arguments: { path: 'a.txt' } })).body)
+    expect(refused).toMatchObject({ ok: false, code: 'E_DENIED' })
+    expect(refused.text).toContain('no one could be asked; nobody refused it. To allow it: add permissions.allow: ["write_note(a.txt)"] to config.yaml')
+    expect(refused.text).not.toContain('Tell the user')
+    events.close()
+  })
+
   test('it is an action: without the CSRF header or from another origin it is refused (403) and nothing runs; a body that names no call is 400', async () => {
     const { call, events } = await open({ mode: 'bypass' })
     expect((await call({ tool: 'write_note', arguments: { path: 'a.txt' } }, {})).status).toBe(403)

@@ -120,4 +120,23 @@ describe('what each reader actually gets', () => {
       await host.close()
     }
   })
+
+  test('a batch run for another reader (RunOptions.audience, as the console\'s form runs as a person) gets that reader\'s words; the host\'s own calls keep its', async () => {
+    const registry = new ToolRegistry()
+    registry.register(defineTool({ name: 'weather', description: 'Weather.', parameters: { type: 'object' }, requiresEnv: ['WEATHER_API_KEY'], handler: () => 'sunny' }))
+    registry.register(defineTool({ name: 'save', description: 'Save.', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }, pathScoped: true, handler: () => 'saved' }))
+    const host = await createHost({ root, registry, loadPlugins: false, log: silentLogger, env: {}, audience: 'model', config: { plugins: { dirs: [] }, env_file: '', permissions: { mode: 'ask' } } })
+    try {
+      const batch = [{ id: 'w', name: 'weather' }, { id: 's', name: 'save', arguments: { path: 'x.txt' } }]
+      const [hiddenForModel, deniedForModel] = await host.run(batch)
+      expect(hiddenForModel!.error!.message).toBe(unavailableMessage({ tool: 'weather', reason: 'missing env var WEATHER_API_KEY', missingEnv: ['WEATHER_API_KEY'] }, 'model'))
+      expect(deniedForModel!.error!.message).toContain('Tell the user what you wanted to do')
+      const [hiddenForPerson, deniedForPerson] = await host.run(batch, { audience: 'person' })
+      expect(hiddenForPerson!.error!.message).toBe(unavailableMessage({ tool: 'weather', reason: 'missing env var WEATHER_API_KEY', missingEnv: ['WEATHER_API_KEY'] }, 'person'))
+      expect(deniedForPerson!.error!.message).toContain('To allow it: add permissions.allow: ["save(x.txt)"] to config.yaml')
+      expect(deniedForPerson!.error!.message).not.toContain('Tell the user')
+    } finally {
+      await host.close()
+    }
+  })
 })

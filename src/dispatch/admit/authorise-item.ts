@@ -1,5 +1,6 @@
 // What admission hands the authorisation stage for each call, and the decision it gets back. The
 // authoriser itself (permissions/authoriser.ts) sits above dispatch and speaks these types.
+import type { Audience } from '../../contract/messages.js'
 import type { AnyTool, ToolCall, ToolError } from '../../contract/types.js'
 
 /** One call handed to the authorisation stage. */
@@ -12,6 +13,8 @@ export interface AuthoriseItem {
   hookAsk?: string
   /** Who sent the call (`RunOptions.principal`), for the audit log; absent for the embedding's own calls. */
   principal?: string
+  /** Who reads the call's error, when not the authoriser's own reader (`RunOptions.audience`). */
+  audience?: Audience
 }
 
 /** Run (with possibly updated arguments, maybe after an approval `gate`), or refuse with an error. */
