@@ -30,7 +30,10 @@ export interface TestRedis {
 }
 
 /**
- * Starts a redis-server on a free loopback port and waits until it accepts connections.
+ * Starts a redis-server on a free loopback port and waits until it accepts connections. A free
+ * port can be taken by someone else (another test's server, an outgoing connection) between
+ * `freePort` and redis binding it: the server that answers must be this one (its pid), and a start
+ * that could not bind tries another port (the first start only: a restart keeps its port).
  *
  * @example
  * const redis = await startRedis()
@@ -38,7 +41,7 @@ export interface TestRedis {
  * await redis.stop()
  */
 export async function startRedis(): Promise<TestRedis> {
-  const port = await freePort()
+  let port = await freePort()
   let child: ChildProcess | undefined
   const start = async (): Promise<void> => {
     const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes', '--loglevel', 'warning'], { stdio: ['ignore', 'pipe', 'pipe'] })
@@ -49,16 +52,28 @@ export async function startRedis(): Promise<TestRedis> {
     proc.stdout!.on('data', (chunk: Buffer) => void (out += chunk.toString()))
     proc.stderr!.on('data', (chunk: Buffer) => void (out += chunk.toString()))
     const exited = once(proc, 'exit').then(([code]) => {
-      throw new Error(`redis-server exited (${String(code)}) before it was ready: ${out}`)
+      throw new Error(`redis-server on port ${port} exited (${String(code)}) before it was ready: ${out}`)
     })
-    // --loglevel warning prints nothing when ready: ask it.
-    await Promise.race([exited, untilPong(port)])
+    // --loglevel warning prints nothing when ready: ask it, and make sure it is this process that answers.
+    await Promise.race([exited, untilAnswersAs(port, proc.pid!)])
     exited.catch(() => {})
   }
-  await start()
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await start()
+      break
+    } catch (error) {
+      if (attempt === 5 || !/Address already in use|could not create server/i.test((error as Error).message)) throw error
+      port = await freePort()
+    }
+  }
   return {
-    port,
-    url: `redis://127.0.0.1:${port}`,
+    get port() {
+      return port
+    },
+    get url() {
+      return `redis://127.0.0.1:${port}`
+    },
     start,
     async stop() {
       const proc = child
@@ -70,20 +85,23 @@ export async function startRedis(): Promise<TestRedis> {
   }
 }
 
-async function untilPong(port: number): Promise<void> {
+// Resolves once the server on `port` says its process id is `pid` (INFO server), so a server that
+// took the port first is never mistaken for this one.
+async function untilAnswersAs(port: number, pid: number): Promise<void> {
   for (;;) {
     const answer = await new Promise<string>((resolve) => {
       const socket = connect(port, '127.0.0.1')
       let text = ''
-      socket.on('connect', () => socket.write('PING\r\n'))
+      socket.on('connect', () => socket.write('INFO server\r\n'))
       socket.on('data', (chunk) => {
         text += chunk.toString()
-        if (text.includes('\r\n')) socket.end()
+        if (/process_id:\d+\r\n/.test(text)) socket.end()
       })
       socket.on('close', () => resolve(text))
       socket.on('error', () => resolve(''))
+      socket.setTimeout(2_000, () => socket.destroy())
     })
-    if (answer.startsWith('+PONG')) return
+    if (new RegExp(`process_id:${pid}\\b`).test(answer)) return
     await sleep(20)
   }
 }
