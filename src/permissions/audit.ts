@@ -43,11 +43,6 @@ export interface DeferredAuditEntry {
  * waits for every line recorded so far (the host calls it on close). A write that fails is reported once through
  * `onError` and the lines are dropped; calls are never held up or failed by the audit log.
  *
- * Entries waiting for that turn are encoded into off-heap chunks once `ENCODE_AFTER` of them are
- * buffered: a caller that runs batch after batch without yielding to the event loop (a tight loop,
- * one huge batch) would otherwise keep every deferred entry, and what it holds, alive until the
- * write, and the collector would copy them again and again.
- *
  * @example
  * const audit = new AuditLog('/work/.toolhost/audit.jsonl', { onError: (e) => log.warn(e.message) })
  * audit.record(entry)
@@ -59,10 +54,6 @@ export class AuditLog {
   readonly #onError: (error: Error) => void
   readonly #root: string | undefined
   #buffer: (string | DeferredAuditEntry)[] = []
-  // Lines already encoded (earlier than everything in #buffer), waiting for the next write.
-  #encoded: Buffer[] = []
-  #fill: Buffer | undefined
-  #filled = 0
   #writing: Promise<void> = Promise.resolve()
   #scheduled = false
   #failed = false
@@ -79,7 +70,7 @@ export class AuditLog {
   record(entry: AuditEntry): void {
     if (this.file === '') return
     this.#buffer.push(JSON.stringify(entry) + '\n')
-    this.#buffered()
+    this.#schedule()
   }
 
   /**
@@ -89,49 +80,27 @@ export class AuditLog {
   recordDeferred(entry: DeferredAuditEntry): void {
     if (this.file === '') return
     this.#buffer.push(entry)
-    this.#buffered()
+    this.#schedule()
   }
 
-  #buffered(): void {
-    if (this.#buffer.length >= ENCODE_AFTER) this.#encodeBuffered()
+  #schedule(): void {
     if (this.#scheduled) return
     this.#scheduled = true
     setImmediate(() => void this.flush())
   }
 
-  // The buffered entries become bytes in off-heap chunks (a new one when full: a chunk handed to a
-  // write is never written into again), and the entries can be collected.
-  #encodeBuffered(): void {
-    for (const entry of this.#buffer) {
-      const line = typeof entry === 'string' ? entry : serialise(entry)
-      const bytes = Buffer.byteLength(line)
-      if (this.#fill === undefined || this.#filled + bytes > this.#fill.length) {
-        if (this.#fill !== undefined && this.#filled > 0) this.#encoded.push(this.#fill.subarray(0, this.#filled))
-        this.#fill = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, bytes))
-        this.#filled = 0
-      }
-      this.#filled += this.#fill.write(line, this.#filled)
-    }
-    this.#buffer = []
-  }
-
   /** Resolves once every entry recorded so far is written (or has failed to be). */
   flush(): Promise<void> {
     this.#scheduled = false
-    if (this.#fill !== undefined && this.#filled > 0) this.#encoded.push(this.#fill.subarray(0, this.#filled))
-    this.#fill = undefined
-    this.#filled = 0
-    if (this.#buffer.length > 0 || this.#encoded.length > 0) {
-      const encoded = this.#encoded
+    if (this.#buffer.length > 0) {
       const buffered = this.#buffer
-      this.#encoded = []
       this.#buffer = []
-      this.#writing = this.#writing.then(() => this.#append(encoded, buffered))
+      this.#writing = this.#writing.then(() => this.#append(buffered))
     }
     return this.#writing
   }
 
-  async #append(encoded: readonly Buffer[], entries: readonly (string | DeferredAuditEntry)[]): Promise<void> {
+  async #append(entries: readonly (string | DeferredAuditEntry)[]): Promise<void> {
     if (this.#root !== undefined && !existsSync(this.#root)) return
     try {
       // Never through a link planted at .toolhost or at the file, never into a FIFO (state-files.ts).
@@ -140,7 +109,6 @@ export class AuditLog {
       await mkdir(path.dirname(this.file), { recursive: true })
       const handle = await openStateFileToAppend(this.file)
       try {
-        for (const chunk of encoded) await writeAll(handle, chunk, chunk.length)
         await this.#writeLines(handle, entries)
       } finally {
         await handle.close()
@@ -173,8 +141,6 @@ export class AuditLog {
 }
 
 const CHUNK_BYTES = 256 * 1024
-// Entries buffered before they are encoded without waiting for the write (see AuditLog).
-const ENCODE_AFTER = 256
 
 async function writeAll(handle: FileHandle, buffer: Buffer, length: number): Promise<void> {
   for (let at = 0; at < length; ) {
@@ -184,8 +150,8 @@ async function writeAll(handle: FileHandle, buffer: Buffer, length: number): Pro
   }
 }
 
-// Runs on a timer (or inside a caller's record), where a throw would be uncaught or fail a call: a
-// line that cannot be built is written as what little is known, never thrown.
+// Runs on a timer, where a throw would be uncaught and end the process: a line that cannot be
+// built is written as what little is known, never thrown.
 function serialise(entry: DeferredAuditEntry): string {
   try {
     return JSON.stringify(entry.toEntry()) + '\n'
