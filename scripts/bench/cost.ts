@@ -13,6 +13,7 @@ import { defineTool } from '../../src/contract/define-tool.js'
 import { ToolRegistry } from '../../src/registry/registry.js'
 import type { ToolCall } from '../../src/contract/types.js'
 import { createBenchHost } from './bench-host.js'
+import type { PermissionGate } from '../../src/permissions/permission-gate.js'
 import type { BenchOptions } from './options.js'
 import { fmt, median, verdict, type Table } from './table.js'
 
@@ -163,15 +164,16 @@ async function sustain(host: { run(calls: readonly ToolCall[]): Promise<unknown>
  * Bytes allocated per call in batches of `size`: V8's sampling heap profiler (one sample per 256
  * bytes on average), objects collected since counted too, over `total` calls after a warm-up.
  */
-async function allocatedPerCall(host: { run(calls: readonly ToolCall[]): Promise<unknown> }, size: number, total: number): Promise<number> {
+async function allocatedPerCall(host: { run(calls: readonly ToolCall[]): Promise<unknown> }, size: number, total: number, flushAudit: () => Promise<void>): Promise<number> {
   const batch = calls(size, `a${size}_`)
   for (let i = 0; i < 20_000 / size; i++) await host.run(batch)
+  await flushAudit() // the warm-up's lines are not counted
   const session = new Session()
   session.connect()
   try {
     await session.post('HeapProfiler.startSampling', { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true })
     for (let i = 0; i < total / size; i++) await host.run(batch)
-    await new Promise((resolve) => setImmediate(resolve)) // the audit lines of these calls are written too
+    await flushAudit() // the audit lines of these calls are serialised and written too
     const { profile } = await session.post('HeapProfiler.stopSampling')
     let bytes = 0
     const pending = [profile.head]
@@ -205,13 +207,26 @@ export async function runCost(options: BenchOptions): Promise<{ tables: Table[];
   const eightBare = await measure(runs, Math.round(1000 * scale), 1, () => bare(8))
   const kHost = await measure(runs, Math.max(3, Math.round(20 * scale)), 1000, () => host.run(thousand))
   const kBare = await measure(runs, Math.max(3, Math.round(20 * scale)), 1000, () => bare(1000))
+  // The loops above never yield to the event loop, so the audit log (serialised and appended at the
+  // next turn) is not in them. These rows write each batch's audit lines before the next batch, as
+  // a host does when batches arrive from a model: one append (open, write, close) per batch.
+  const audit = (host.authoriser as PermissionGate).audit
+  await audit.flush()
+  const eightAudited = await measure(runs, Math.round(1000 * scale), 1, async () => {
+    await host.run(eight)
+    await audit.flush()
+  })
+  const kAudited = await measure(runs, Math.max(3, Math.round(20 * scale)), 1000, async () => {
+    await host.run(thousand)
+    await audit.flush()
+  })
   const sustainedCalls = options.quick ? 40_000 : 200_000
   const sustained8 = await sustain(host, 8, sustainedCalls)
   const sustainedK = await sustain(host, 1000, sustainedCalls)
   const allocatedCalls = options.quick ? 8_000 : 40_000
-  const allocated1 = await allocatedPerCall(host, 1, allocatedCalls / 4)
-  const allocated8 = await allocatedPerCall(host, 8, allocatedCalls)
-  const allocatedK = await allocatedPerCall(host, 1000, allocatedCalls)
+  const allocated1 = await allocatedPerCall(host, 1, allocatedCalls / 4, () => audit.flush())
+  const allocated8 = await allocatedPerCall(host, 8, allocatedCalls, () => audit.flush())
+  const allocatedK = await allocatedPerCall(host, 1000, allocatedCalls, () => audit.flush())
   const failed = (await host.run(eight)).filter((r) => !r.ok)
   if (failed.length > 0) throw new Error(`cost benchmark: a no-op call failed: ${failed[0]!.content}`)
   await bench.dispose()
@@ -262,6 +277,8 @@ export async function runCost(options: BenchOptions): Promise<{ tables: Table[];
           row('batch of 8', eightHost, eightBare, 'batch'),
           row('batch of 8, per call', per(eightHost, 8), per(eightBare, 8), 'call'),
           row('one batch of 1,000, per call', kHost, kBare, 'call'),
+          row('batch of 8, its audit lines written', eightAudited, eightBare, 'batch'),
+          row('one batch of 1,000, its audit lines written, per call', kAudited, kBare, 'call'),
           row('getDefinitions, 1,000 tools, first call', defsFirst, undefined, 'call'),
           row('getDefinitions, 1,000 tools, repeated', defsRepeated, undefined, 'call'),
           ...(shareOf8 === undefined
@@ -288,6 +305,7 @@ export async function runCost(options: BenchOptions): Promise<{ tables: Table[];
         notes: [
           'arguments are raw JSON text (so parse counts), validated by the compiled schema, authorised (permissions bypass), footprinted, scheduled (graph, max_workers 8) and shaped; the bare loop awaits the same handler directly',
           'host CPU = user + system CPU time of this process over the same loops (V8’s GC threads included): on a shared machine it is the steadier figure (wall time includes waiting for a core)',
+          'the rows above the audit rows run batch after batch without a turn of the event loop, so no audit line is serialised or written inside them (a host does that at the next turn); the rows “its audit lines written” wait for each batch’s lines to be appended to the audit log (open, write, close: one append per batch) before the next batch, as when batches arrive from a model',
           `p-queue’s share: a node --cpu-prof of ${share.seconds} s of batches (of 8, then of 1,000) in a child process; the samples spent in p-queue and its EventEmitter, and in the microtask bookkeeping its queueMicrotask costs (an AsyncResource per task), not below our task function, times the best µs above; garbage collection (its share in brackets) is not split by who allocated, so the p-queue objects it collects are not counted`,
         ],
       },
@@ -301,7 +319,7 @@ export async function runCost(options: BenchOptions): Promise<{ tables: Table[];
         ],
         notes: [
           `sustained: ${sustainedCalls.toLocaleString('en-US')} calls in one loop after a warm-up, CPU per call (user + system of this process, GC threads included) and the collections V8 made meanwhile (PerformanceObserver 'gc'; pause time is wall time); unlike the best of ${runs} above, this keeps the collections a short run can miss`,
-          'allocated: bytes per call from V8’s sampling heap profiler (a sample per 256 bytes on average, objects collected since counted too), the audit lines of those calls included',
+          'allocated: bytes per call from V8’s sampling heap profiler (a sample per 256 bytes on average, objects collected since counted too), the audit lines of those calls included (the profile ends once they are serialised and written)',
         ],
       },
     ],

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs'
+import { existsSync, fstatSync, statSync } from 'node:fs'
 import { mkdir, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import type { PermissionMode } from '../config/types.js'
@@ -40,13 +40,15 @@ export interface DeferredAuditEntry {
 /**
  * Appends decisions to a JSON-lines file off the hot path: `record` only buffers; the buffer is
  * serialised and written from the next turn of the event loop (one append per burst, in chunks), and `flush`
- * waits for every line recorded so far (the host calls it on close). A write that fails is reported once through
- * `onError` and the lines are dropped; calls are never held up or failed by the audit log.
+ * waits for every line recorded so far. A write that fails is reported once through `onError` and the
+ * lines are dropped; calls are never held up or failed by the audit log. The file stays open between
+ * appends less than a second apart (each append checks it is still the file at the path), and
+ * `close` writes what is left and closes it (the host calls it on close).
  *
  * @example
  * const audit = new AuditLog('/work/.toolhost/audit.jsonl', { onError: (e) => log.warn(e.message) })
  * audit.record(entry)
- * await audit.flush()
+ * await audit.close()
  */
 export class AuditLog {
   /** The log file; "" when the audit log is off (`permissions.audit_log: ""`, `createHost({ audit: false })`). */
@@ -58,6 +60,9 @@ export class AuditLog {
   #scheduled = false
   #failed = false
   #chunk: Buffer | undefined
+  // The file, kept open between appends that come within KEEP_OPEN_MS of each other.
+  #handle: FileHandle | undefined
+  #idle: NodeJS.Timeout | undefined
 
   /** `root`: when given and gone (a deleted scratch workspace), lines are dropped instead of re-creating it. */
   constructor(file: string, options: { onError: (error: Error) => void; root?: string }) {
@@ -100,24 +105,59 @@ export class AuditLog {
     return this.#writing
   }
 
+  /** Writes out every line recorded so far, then closes the file (the host calls it on close). */
+  async close(): Promise<void> {
+    clearTimeout(this.#idle)
+    this.#idle = undefined
+    await this.flush()
+    this.#writing = this.#writing.then(() => this.#closeFile())
+    return this.#writing
+  }
+
   async #append(entries: readonly (string | DeferredAuditEntry)[]): Promise<void> {
-    if (this.#root !== undefined && !existsSync(this.#root)) return
+    if (this.#root !== undefined && !existsSync(this.#root)) return this.#closeFile()
     try {
-      // Never through a link planted at .toolhost or at the file, never into a FIFO (state-files.ts).
-      const problem = this.#root === undefined ? undefined : stateFolderProblem(this.#root, this.file)
-      if (problem !== undefined) throw new Error(problem)
-      await mkdir(path.dirname(this.file), { recursive: true })
-      const handle = await openStateFileToAppend(this.file)
-      try {
-        await this.#writeLines(handle, entries)
-      } finally {
-        await handle.close()
-      }
+      await this.#writeLines(await this.#openFile(), entries)
+      this.#closeWhenIdle()
     } catch (error) {
+      await this.#closeFile()
       if (this.#failed) return
       this.#failed = true
       this.#onError(new Error(`the permission audit log ${this.file} could not be written (${(error as Error).message}); decisions are not being recorded`))
     }
+  }
+
+  // The file kept from the last append while it is still the file at the path (not moved, removed or
+  // replaced, by a link or anything else); else it is opened again, with every check.
+  async #openFile(): Promise<FileHandle> {
+    const held = this.#handle
+    if (held !== undefined) {
+      if (isSameFile(this.file, held.fd)) return held
+      await this.#closeFile()
+    }
+    // Never through a link planted at .toolhost or at the file, never into a FIFO (state-files.ts).
+    const problem = this.#root === undefined ? undefined : stateFolderProblem(this.#root, this.file)
+    if (problem !== undefined) throw new Error(problem)
+    await mkdir(path.dirname(this.file), { recursive: true })
+    this.#handle = await openStateFileToAppend(this.file)
+    return this.#handle
+  }
+
+  // Appends a burst apart reuse the file; after KEEP_OPEN_MS without one it is closed (after any
+  // write under way: appends are one at a time), so an idle host holds no descriptor.
+  #closeWhenIdle(): void {
+    clearTimeout(this.#idle)
+    this.#idle = setTimeout(() => {
+      this.#idle = undefined
+      this.#writing = this.#writing.then(() => this.#closeFile())
+    }, KEEP_OPEN_MS)
+    this.#idle.unref()
+  }
+
+  async #closeFile(): Promise<void> {
+    const held = this.#handle
+    this.#handle = undefined
+    await held?.close().catch(() => {})
   }
 
   // The lines are encoded into one buffer kept for the purpose and written a chunk at a time: a
@@ -141,6 +181,18 @@ export class AuditLog {
 }
 
 const CHUNK_BYTES = 256 * 1024
+const KEEP_OPEN_MS = 1000
+
+// True while `fd` is the file at `file` (the path, links followed, names the same inode).
+function isSameFile(file: string, fd: number): boolean {
+  try {
+    const at = statSync(file)
+    const held = fstatSync(fd)
+    return at.ino === held.ino && at.dev === held.dev
+  } catch {
+    return false
+  }
+}
 
 async function writeAll(handle: FileHandle, buffer: Buffer, length: number): Promise<void> {
   for (let at = 0; at < length; ) {

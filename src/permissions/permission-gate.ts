@@ -197,9 +197,9 @@ export class PermissionGate implements Authoriser {
     this.#closing.abort(new Error('the host closed'))
   }
 
-  /** Writes out every audit line recorded so far (the host calls it on close). */
+  /** Writes out every audit line recorded so far and closes the log (the host calls it on close). */
   close(): Promise<void> {
-    return this.audit.flush()
+    return this.audit.close()
   }
 
   // The decision's audit line, built when the log is written (see DecisionRecord).

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { defineTool, registry, type AuditEntry } from '../../src/index.js'
@@ -137,6 +137,43 @@ describe('the audit log', () => {
     expect(lines).toHaveLength(5010)
     expect(lines.slice(0, 5000)).toEqual(entries)
     expect(lines.slice(5000).map((l) => l.callId)).toEqual(entries.slice(0, 10).map((e) => `again-${e.callId}`))
+  })
+
+  test('the file kept open between appends must still be the file at the path: a rotated log is opened again, a link planted in its place is refused, and close leaves no descriptor', async () => {
+    const file = path.join(root, '.toolhost', 'audit.jsonl')
+    const errors: string[] = []
+    const audit = new AuditLog(file, { root, onError: (e) => errors.push(e.message) })
+    const entry = (id: string): AuditEntry => ({ time: new Date(0).toISOString(), callId: id, tool: 't', args: {}, subject: '', decision: 'allow', by: 'mode', mode: 'ask', reason: 'r' })
+    // Descriptors of this process open on the log (Linux's /proc; elsewhere the count is not checked).
+    const openOnLog = (): number | undefined => {
+      if (!existsSync('/proc/self/fd')) return undefined
+      return readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`).startsWith(file)
+        } catch {
+          return false
+        }
+      }).length
+    }
+    audit.record(entry('first'))
+    await audit.flush()
+    expect([undefined, 1]).toContain(openOnLog())
+    renameSync(file, `${file}.1`) // rotated by the operator
+    audit.record(entry('second'))
+    await audit.flush()
+    expect(readLines(`${file}.1`).map((l) => l.callId)).toEqual(['first'])
+    expect(readLines(file).map((l) => l.callId)).toEqual(['second'])
+    const outside = path.join(root, 'outside.txt')
+    writeFileSync(outside, 'untouched\n')
+    rmSync(file)
+    symlinkSync(outside, file)
+    audit.record(entry('third'))
+    await audit.flush()
+    expect(readFileSync(outside, 'utf8')).toBe('untouched\n')
+    expect(errors).toHaveLength(1)
+    expect(errors[0]).toMatch(/symbolic link/)
+    await audit.close()
+    expect([undefined, 0]).toContain(openOnLog())
   })
 
   test('a line serialised at write time says what was decided, even if the handler then changes its arguments', async () => {
