@@ -6,17 +6,21 @@ import type { JudgedCall } from './judged-call.js'
 import type { CallFacts } from './modes.js'
 
 /**
- * The message of a call the permission system denied: a rule's (do not retry), the mode's, or the
- * tool's own. `planFor`: the reader of a plan-mode denial (the mode's own reason names the CLI's
- * way out), undefined in other modes.
+ * The message of a call the permission system denied: a rule's, the mode's, or the tool's own,
+ * worded for `reader`. A model (and a developer's model) is told not to retry and to ask the user; a
+ * person is told which rule to change. `inPlanMode`: the mode's own reason names the CLI's way out,
+ * so a plan-mode denial is worded for the reader too.
  *
  * @example
- * denialMessage('write_file', ruleDenial, undefined)
+ * denialMessage('write_file', ruleDenial, 'model', false)
  * // 'write_file did not run: the permission rule permissions.deny[0] "write_file(**)" denies it. Do not retry it; …'
  */
-export function denialMessage(tool: string, decision: PermissionDecision, planFor: Audience | undefined): string {
-  if (decision.by === 'rule') return `${tool} did not run: ${decision.reason}. Do not retry it; do something else, or ask the user to change the rule`
-  if (decision.by === 'mode') return planFor ? planModeMessage(tool, planFor) : decision.reason
+export function denialMessage(tool: string, decision: PermissionDecision, reader: Audience, inPlanMode: boolean): string {
+  if (decision.by === 'rule') {
+    if (reader === 'person') return `${tool} did not run: ${decision.reason}. To run it, remove or narrow that rule in config.yaml`
+    return `${tool} did not run: ${decision.reason}. Do not retry it; do something else, or ask the user to change the rule`
+  }
+  if (decision.by === 'mode') return inPlanMode ? planModeMessage(tool, reader) : decision.reason
   return `${tool} did not run: ${decision.reason}`
 }
 

@@ -140,7 +140,7 @@ export class PermissionGate implements Authoriser {
       const { decision } = j
       this.#recordDecision(j, decision)
       if (decision.outcome === 'allow') decisions[k] = { run: true, args: j.args }
-      else if (decision.outcome === 'deny') decisions[k] = { run: false, error: { code: 'E_DENIED', message: denialMessage(j.item.tool.name, decision, this.mode === 'plan' ? (j.item.audience ?? this.#audience) : undefined) } }
+      else if (decision.outcome === 'deny') decisions[k] = { run: false, error: { code: 'E_DENIED', message: denialMessage(j.item.tool.name, decision, j.item.audience ?? this.#audience, this.mode === 'plan') } }
       else if (request) asking.push({ k, judged: j, request })
       else decisions[k] = this.#noApprover(j)
     }

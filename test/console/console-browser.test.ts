@@ -254,14 +254,14 @@ describe('the console in Chromium', { timeout: 60_000 }, () => {
     await shot('call-form-result')
   })
 
-  test('a call from the form is authorised like any: a deny rule refuses it and the form shows what the model would read; bad JSON is never sent', async () => {
+  test('a call from the form is authorised like any: a deny rule refuses it and the form says which rule to change (worded for a person); bad JSON is never sent', async () => {
     await page.locator('#call-tool').selectOption('drop_table')
     const form = page.locator('#call-form')
     await form.getByLabel('table').fill('users')
     await form.getByRole('button', { name: 'Call', exact: true }).click()
     const result = page.locator('#call-result[data-ok="false"]')
     await result.waitFor()
-    expect(await result.textContent()).toBe('drop_table did not run: the permission rule permissions.deny[0] "drop_table" denies it. Do not retry it; do something else, or ask the user to change the rule')
+    expect(await result.textContent()).toBe('drop_table did not run: the permission rule permissions.deny[0] "drop_table" denies it. To run it, remove or narrow that rule in config.yaml')
     await page.locator('#call-status', { hasText: /call console-\d+: E_DENIED/ }).waitFor()
     await page.locator('#call-detail dd', { hasText: 'drop_table did not run: the permission rule permissions.deny[0]' }).first().waitFor()
     await shot('call-form-denied')

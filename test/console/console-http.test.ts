@@ -207,7 +207,7 @@ describe('calls from the console\'s form (POST /console/api/calls)', () => {
     const { call, events } = await open({ mode: 'bypass', deny: ['write_note(secrets/**)'] })
     const denied = JSON.parse((await call({ tool: 'write_note', arguments: { path: 'secrets/k.txt' } })).body)
     expect(denied).toMatchObject({ id: 'console-1', ok: false, code: 'E_DENIED' })
-    expect(denied.text).toBe('write_note did not run: the permission rule permissions.deny[0] "write_note(secrets/**)" denies it. Do not retry it; do something else, or ask the user to change the rule')
+    expect(denied.text).toBe('write_note did not run: the permission rule permissions.deny[0] "write_note(secrets/**)" denies it. To run it, remove or narrow that rule in config.yaml')
     const invalid = JSON.parse((await call({ tool: 'write_note', arguments: { path: 7 } })).body)
     expect(invalid).toMatchObject({ ok: false, code: 'E_ARGS_INVALID' })
     const unknown = JSON.parse((await call({ tool: 'write_nte', arguments: {} })).body)

@@ -125,9 +125,14 @@ describe('what each reader actually gets', () => {
     const registry = new ToolRegistry()
     registry.register(defineTool({ name: 'weather', description: 'Weather.', parameters: { type: 'object' }, requiresEnv: ['WEATHER_API_KEY'], handler: () => 'sunny' }))
     registry.register(defineTool({ name: 'save', description: 'Save.', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }, pathScoped: true, handler: () => 'saved' }))
-    const host = await createHost({ root, registry, loadPlugins: false, log: silentLogger, env: {}, audience: 'model', config: { plugins: { dirs: [] }, env_file: '', permissions: { mode: 'ask' } } })
+    const host = await createHost({ root, registry, loadPlugins: false, log: silentLogger, env: {}, audience: 'model', config: { plugins: { dirs: [] }, env_file: '', permissions: { mode: 'ask', deny: ['save(secret/**)'] } } })
     try {
       const batch = [{ id: 'w', name: 'weather' }, { id: 's', name: 'save', arguments: { path: 'x.txt' } }]
+      const byRule = [{ id: 'r', name: 'save', arguments: { path: 'secret/k.txt' } }]
+      const [ruleForModel] = await host.run(byRule)
+      expect(ruleForModel!.error!.message).toBe('save did not run: the permission rule permissions.deny[0] "save(secret/**)" denies it. Do not retry it; do something else, or ask the user to change the rule')
+      const [ruleForPerson] = await host.run(byRule, { audience: 'person' })
+      expect(ruleForPerson!.error!.message).toBe('save did not run: the permission rule permissions.deny[0] "save(secret/**)" denies it. To run it, remove or narrow that rule in config.yaml')
       const [hiddenForModel, deniedForModel] = await host.run(batch)
       expect(hiddenForModel!.error!.message).toBe(unavailableMessage({ tool: 'weather', reason: 'missing env var WEATHER_API_KEY', missingEnv: ['WEATHER_API_KEY'] }, 'model'))
       expect(deniedForModel!.error!.message).toContain('Tell the user what you wanted to do')
