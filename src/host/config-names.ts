@@ -74,16 +74,7 @@ export function checkConfigNames(config: ToolhostConfig, tools: readonly NamedTo
     })
   }
   for (const event of ['before_call', 'after_call'] as const) {
-    config.hooks[event].forEach((hook, i) => {
-      const entries = typeof hook.tools === 'string' ? [hook.tools] : hook.tools
-      entries.forEach((entry, k) => {
-        const set = nameMatcher([entry])
-        if (names.some((name) => set.has(name))) return
-        const isGlob = isNameGlob(entry)
-        const where = `hooks.${event}[${i}].tools${typeof hook.tools === 'string' ? '' : `[${k}]`}`
-        add(where, entry, isGlob ? undefined : entry, names, `${JSON.stringify(entry)} ${isGlob ? 'matches' : 'names'} no registered tool`, 'the hook runs on no call of it')
-      })
-    })
+    config.hooks[event].forEach((hook, i) => unmatched.push(...unmatchedHookTools(`hooks.${event}[${i}].tools`, hook.tools, names)))
   }
   return unmatched
 }
@@ -112,17 +103,21 @@ function isNameGlob(entry: string): boolean {
  */
 export function checkPluginHookNames(hooks: readonly PluginHookEntry[], tools: readonly NamedTool[], root?: string): UnmatchedName[] {
   const names = tools.map((t) => t.name)
-  const unmatched: UnmatchedName[] = []
-  for (const { hook, source } of hooks) {
+  return hooks.flatMap(({ hook, source }) => {
     const file = source === undefined ? 'a hook registered in code' : root !== undefined && source.startsWith(root + path.sep) ? path.relative(root, source) : source
-    const entries = typeof hook.tools === 'string' ? [hook.tools] : hook.tools
-    entries.forEach((entry, k) => {
-      const set = nameMatcher([entry])
-      if (names.some((name) => set.has(name))) return
-      const isGlob = isNameGlob(entry)
-      const where = `${file}: hook ${JSON.stringify(hook.name)} tools${typeof hook.tools === 'string' ? '' : `[${k}]`}`
-      unmatched.push(describeUnmatched(where, entry, isGlob ? undefined : entry, names, `${JSON.stringify(entry)} ${isGlob ? 'matches' : 'names'} no registered tool`, 'the hook runs on no call of it'))
-    })
-  }
+    return unmatchedHookTools(`${file}: hook ${JSON.stringify(hook.name)} tools`, hook.tools, names)
+  })
+}
+
+// A hook's `tools` (a name or glob, or a list of them) that match none of `names`; `where` gets `[k]` for a list's entry.
+function unmatchedHookTools(where: string, tools: string | readonly string[], names: readonly string[]): UnmatchedName[] {
+  const entries = typeof tools === 'string' ? [tools] : tools
+  const unmatched: UnmatchedName[] = []
+  entries.forEach((entry, k) => {
+    const set = nameMatcher([entry])
+    if (names.some((name) => set.has(name))) return
+    const isGlob = isNameGlob(entry)
+    unmatched.push(describeUnmatched(typeof tools === 'string' ? where : `${where}[${k}]`, entry, isGlob ? undefined : entry, names, `${JSON.stringify(entry)} ${isGlob ? 'matches' : 'names'} no registered tool`, 'the hook runs on no call of it'))
+  })
   return unmatched
 }

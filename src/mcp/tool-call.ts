@@ -44,11 +44,14 @@ export async function answerToolCall(
   const { host, sessions } = tc
   const { name } = request.params
   const args = request.params.arguments ?? {}
+  // The authenticated client (a bearer token's id) or the connection: its calls' principal, and what a sealed state is bound to.
+  const who = ctx.http?.authInfo?.clientId ?? tc.principal
+  const principal = callerOf(who, client)
   if (!host.registry.has(name)) {
     // Through the host first, so it is refused like any call (its event, the console's timeline,
     // the audit log); then the protocol error MCP asks for, worded once, with the closest names
     // this client is offered. The SDK's clients put "MCP error -32602:" before it themselves.
-    await host.run([{ id: `mcp-${++callSeq}`, name, arguments: args }], { signal: ctx.mcpReq.signal, principal: callerOf(tc, ctx, client) })
+    await host.run([{ id: `mcp-${++callSeq}`, name, arguments: args }], { signal: ctx.mcpReq.signal, principal })
     const error = unknownToolError(name, suggestNames(name, await tc.listedNames(client)))
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${error.code}: ${error.message}`, { code: error.code })
   }
@@ -63,7 +66,7 @@ export async function answerToolCall(
   if (client.era === 'legacy') {
     const unbind = sessions.bindCall(id, server, ctx.mcpReq.id)
     try {
-      return toMcpCallResult(await runCall(host, sessions, id, request, ctx, client, ctx.mcpReq.signal, callerOf(tc, ctx, client)))
+      return toMcpCallResult(await runCall(host, sessions, id, request, ctx, client, ctx.mcpReq.signal, principal))
     } finally {
       unbind()
     }
@@ -71,7 +74,7 @@ export async function answerToolCall(
 
   sessions.noteClient(client.info, elicits)
   const binding: StateBinding = {
-    principal: `${ctx.http?.authInfo?.clientId ?? tc.principal}|${client.info?.name ?? ''}`,
+    principal: `${who}|${client.info?.name ?? ''}`,
     method: ctx.mcpReq.method,
     call: callDigest(name, args),
   }
@@ -84,7 +87,7 @@ export async function answerToolCall(
   const round = new InputRound({ answers, canElicit: elicits, onPending: () => stop.abort(new Error(INPUT_REQUIRED_NOTE)) })
   const unbind = sessions.bindRound(id, round, client.info)
   try {
-    const result = await runCall(host, sessions, id, request, ctx, client, stop.signal, callerOf(tc, ctx, client))
+    const result = await runCall(host, sessions, id, request, ctx, client, stop.signal, principal)
     const pending = round.pending
     if (pending === undefined) return toMcpCallResult(result)
     return inputRequired({
@@ -118,9 +121,9 @@ async function answersSoFar(seal: RequestStateSeal, binding: StateBinding, ctx: 
  * Who sent a call, for its audit lines (`principal`): `mcp:` and the authenticated client id (a
  * bearer token's) or the connection (`http`, `stdio:<id>`), and the client's name as it gave it.
  */
-function callerOf(tc: ToolCallContext, ctx: ServerContext, client: RequestClient): string {
+function callerOf(who: string, client: RequestClient): string {
   const name = client.info?.name
-  return `mcp:${ctx.http?.authInfo?.clientId ?? tc.principal}${name === undefined || name === '' ? '' : ` (${name.slice(0, 100)})`}`
+  return `mcp:${who}${name === undefined || name === '' ? '' : ` (${name.slice(0, 100)})`}`
 }
 
 async function runCall(host: Host, sessions: McpSessions, id: string, request: CallToolRequest, ctx: ServerContext, client: RequestClient, signal: AbortSignal, principal: string): Promise<ToolResult> {

@@ -140,7 +140,7 @@ export class PermissionGate implements Authoriser {
       const { decision } = j
       this.#recordDecision(j, decision)
       if (decision.outcome === 'allow') decisions[k] = { run: true, args: j.args }
-      else if (decision.outcome === 'deny') decisions[k] = { run: false, error: { code: 'E_DENIED', message: denialMessage(j.item.tool.name, decision, j.item.audience ?? this.#audience, this.mode === 'plan') } }
+      else if (decision.outcome === 'deny') decisions[k] = { run: false, error: { code: 'E_DENIED', message: denialMessage(j.item.tool.name, decision, this.#readerOf(j), this.mode === 'plan') } }
       else if (request) asking.push({ k, judged: j, request })
       else decisions[k] = this.#noApprover(j)
     }
@@ -154,9 +154,14 @@ export class PermissionGate implements Authoriser {
     return decisions
   }
 
+  // Who reads this call's refusal: the batch's reader (`RunOptions.audience`), else the host's.
+  #readerOf(j: JudgedCall): Audience {
+    return j.item.audience ?? this.#audience
+  }
+
   // A call that asks, with nobody to ask: denied, saying which rule or mode would let it run.
   #noApprover(j: JudgedCall): AuthoriseDecision {
-    const message = this.#consoleHint(noOneToAsk(j, j.item.audience ?? this.#audience))
+    const message = this.#consoleHint(noOneToAsk(j, this.#readerOf(j)))
     this.#recordDecision(j, { decision: 'deny', by: 'no-approver', reason: message })
     return { run: false, error: { code: 'E_DENIED', message } }
   }
@@ -232,7 +237,7 @@ export class PermissionGate implements Authoriser {
     if (outcome.decision === 'cannot-ask') {
       // Not a person's refusal: no one could be reached (an MCP client without elicitation, a console
       // that did not answer in time), and no standby answered.
-      const message = this.#consoleHint(noOneToAsk(j, j.item.audience ?? this.#audience, outcome.why))
+      const message = this.#consoleHint(noOneToAsk(j, this.#readerOf(j), outcome.why))
       this.#recordDecision(j, { decision: 'deny', by: 'no-approver', reason: message, ...answeredBy })
       return { code: 'E_DENIED', message }
     }
