@@ -11,6 +11,11 @@ export type ReadyOptions = QueueAddOptions & {
   item?: unknown
 }
 
+// `Entry.at` of an entry in the run (outside the heap).
+const IN_RUN = -2
+// Taken entries are cut off the front of the run once this many (and half of it) have gone.
+const RUN_COMPACT_AT = 1024
+
 // The options object p-queue builds for each task (a fresh copy per add) is the heap entry itself,
 // with the task and its heap position added: no second object per call.
 interface Entry {
@@ -19,7 +24,7 @@ interface Entry {
   priority: number
   seq: number
   item?: unknown
-  /** Where the entry sits in the heap; -1 once it has left. */
+  /** Where the entry sits in the heap; IN_RUN while in the run; -1 once it has left. */
   at: number
 }
 
@@ -27,9 +32,11 @@ interface Entry {
  * p-queue's queue class for the worker pool: the calls that wait only for a worker, highest
  * priority first and, between equal priorities, the earliest arrival (call order) first (p-queue's
  * own sorted array ties by enqueue order, which is not call order when later calls become ready
- * first). A binary heap: O(log n) in and out. `setPriority` finds the entry by a scan, as p-queue's
- * own queue does: it is rare (a bottom level grew), and an index by id would cost every call a map
- * entry.
+ * first). A binary heap, O(log n) in and out, beside a run of entries that arrived already in
+ * order (each after the one before: the common case, equal priorities in call order), which go in
+ * and out in O(1); the next task is the first of the two. `setPriority` finds the entry by a scan,
+ * as p-queue's own queue does: it is rare (a bottom level grew), and an index by id would cost every
+ * call a map entry. It and the other rare changes first move the run into the heap.
  *
  * @example
  * const pool = new PQueue<ReadyQueue, ReadyOptions>({ concurrency: 8, queueClass: ReadyQueue })
@@ -38,9 +45,12 @@ interface Entry {
  */
 export class ReadyQueue implements Queue<RunFunction, ReadyOptions> {
   readonly #heap: Entry[] = []
+  // The run: entries in order from #runHead on (each not before the one ahead of it).
+  #run: Entry[] = []
+  #runHead = 0
 
   get size(): number {
-    return this.#heap.length
+    return this.#heap.length + this.#run.length - this.#runHead
   }
 
   enqueue(run: RunFunction, options?: Partial<ReadyOptions>): void {
@@ -48,6 +58,12 @@ export class ReadyQueue implements Queue<RunFunction, ReadyOptions> {
     entry.run = run
     entry.priority ??= 0
     entry.seq ??= 0
+    const last = this.#run.length > this.#runHead ? this.#run[this.#run.length - 1]! : undefined
+    if (last === undefined || !this.#before(entry, last)) {
+      entry.at = IN_RUN
+      this.#run.push(entry)
+      return
+    }
     entry.at = this.#heap.length
     this.#heap.push(entry)
     this.#up(entry.at)
@@ -55,12 +71,18 @@ export class ReadyQueue implements Queue<RunFunction, ReadyOptions> {
 
   dequeue(): RunFunction | undefined {
     const top = this.#heap[0]
+    const first = this.#runHead < this.#run.length ? this.#run[this.#runHead]! : undefined
+    if (first !== undefined && (top === undefined || this.#before(first, top))) {
+      this.#takeFirstOfRun(first)
+      return first.run
+    }
     if (top === undefined) return undefined
     this.#removeAt(0)
     return top.run
   }
 
   setPriority(id: string, priority: number): void {
+    this.#spillRun()
     const entry = this.#find(id)
     if (entry === undefined) throw new ReferenceError(`No promise function with the id "${id}" exists in the queue.`)
     const before = entry.priority
@@ -70,6 +92,7 @@ export class ReadyQueue implements Queue<RunFunction, ReadyOptions> {
   }
 
   remove(id: string): void {
+    this.#spillRun()
     const entry = this.#find(id)
     if (entry !== undefined) this.#removeAt(entry.at)
   }
@@ -80,6 +103,7 @@ export class ReadyQueue implements Queue<RunFunction, ReadyOptions> {
    * now cover calls waiting for a worker: O(n log n).
    */
   take(test: (item: unknown) => boolean): unknown[] {
+    this.#spillRun()
     const taken: unknown[] = []
     const kept: Entry[] = []
     for (const entry of this.#heap) {
@@ -106,13 +130,39 @@ export class ReadyQueue implements Queue<RunFunction, ReadyOptions> {
    * would cost a scan apiece, O(n²) in all.
    */
   reorder(priorityOf: (item: unknown) => number): void {
+    this.#spillRun()
     const heap = this.#heap
     for (const entry of heap) if (entry.item !== undefined) entry.priority = priorityOf(entry.item)
     for (let i = (heap.length >> 1) - 1; i >= 0; i--) this.#down(i)
   }
 
   filter(options: Readonly<Partial<ReadyOptions>>): RunFunction[] {
-    return this.#heap.filter((e) => e.priority === options.priority).map((e) => e.run)
+    return [...this.#heap, ...this.#run.slice(this.#runHead)].filter((e) => e.priority === options.priority).map((e) => e.run)
+  }
+
+  #takeFirstOfRun(first: Entry): void {
+    first.at = -1
+    this.#run[this.#runHead++] = undefined as unknown as Entry // the array does not keep it alive
+    if (this.#runHead === this.#run.length) {
+      this.#run = []
+      this.#runHead = 0
+    } else if (this.#runHead >= RUN_COMPACT_AT && this.#runHead * 2 >= this.#run.length) {
+      this.#run = this.#run.slice(this.#runHead)
+      this.#runHead = 0
+    }
+  }
+
+  // Moves the run into the heap (before a rare change that looks entries up or reorders them).
+  #spillRun(): void {
+    const run = this.#run
+    for (let i = this.#runHead; i < run.length; i++) {
+      const entry = run[i]!
+      entry.at = this.#heap.length
+      this.#heap.push(entry)
+      this.#up(entry.at)
+    }
+    this.#run = []
+    this.#runHead = 0
   }
 
   #find(id: string): Entry | undefined {

@@ -83,6 +83,10 @@ export class Job implements PoolJob {
   lease: Lease | undefined = undefined
   /** Gives up the store request while asking (the call was released first). */
   storeAbort: AbortController | undefined = undefined
+  /** In the scheduler's reservations (unreleased), and its neighbours in their list (reservations.ts). */
+  reserved = false
+  reservedPrev: Job | undefined = undefined
+  reservedNext: Job | undefined = undefined
   readonly outcome: Promise<JobOutcome>
   #resolve!: (outcome: JobOutcome) => void
 

@@ -3,6 +3,7 @@
  * order, never more than max_workers), calls that finish without a promise, interrupts, and events
  * only for listeners. Concurrency is driven by deferred promises; no test here waits on a timer.
  */
+import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { createDeferred, type Deferred } from '../../../src/contract/deferred.js'
 import type { Execution, Outcome } from '../../../src/dispatch/execute/execute-call.js'
@@ -217,5 +218,61 @@ describe('ReadyQueue (p-queue queue class)', () => {
     for (let item = queue.dequeue(); item; item = queue.dequeue()) popped.push(String(await item()))
     expect(popped).toEqual(['c', 'b', 'd'])
     expect(() => queue.setPriority('a', 1)).toThrow(/No promise function with the id "a"/)
+  })
+  // The queue keeps a heap beside a run of entries that came in order; whatever mix of operations,
+  // it must hand tasks out exactly as a sorted list would (priority, then seq), and lose none.
+  test('any mix of enqueue, dequeue, setPriority, remove, take and reorder leaves in the order a sorted list gives', () => {
+    type Op = { op: 'add'; priority: number } | { op: 'pop' } | { op: 'set'; pick: number; priority: number } | { op: 'remove'; pick: number } | { op: 'take'; mod: number } | { op: 'reorder'; shift: number }
+    const opArb: fc.Arbitrary<Op> = fc.oneof(
+      { weight: 6, arbitrary: fc.record({ op: fc.constant('add' as const), priority: fc.integer({ min: 0, max: 3 }) }) },
+      { weight: 4, arbitrary: fc.constant({ op: 'pop' as const }) },
+      { weight: 1, arbitrary: fc.record({ op: fc.constant('set' as const), pick: fc.nat(), priority: fc.integer({ min: 0, max: 5 }) }) },
+      { weight: 1, arbitrary: fc.record({ op: fc.constant('remove' as const), pick: fc.nat() }) },
+      { weight: 1, arbitrary: fc.record({ op: fc.constant('take' as const), mod: fc.integer({ min: 2, max: 4 }) }) },
+      { weight: 1, arbitrary: fc.record({ op: fc.constant('reorder' as const), shift: fc.integer({ min: 0, max: 3 }) }) },
+    )
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 80 }), (ops) => {
+        const queue = new ReadyQueue()
+        const model: { seq: number; priority: number }[] = []
+        const byPriority = (a: { seq: number; priority: number }, b: { seq: number; priority: number }): number => b.priority - a.priority || a.seq - b.seq
+        let seq = 0
+        for (const o of ops) {
+          if (o.op === 'add') {
+            seq++
+            const item = { seq, priority: o.priority }
+            queue.enqueue(Object.assign(async () => item.seq, { seq: item.seq }), { seq, id: String(seq), priority: o.priority, item })
+            model.push(item)
+          } else if (o.op === 'pop') {
+            const got = queue.dequeue() as unknown as { seq: number } | undefined
+            model.sort(byPriority)
+            expect(got?.seq).toBe(model.shift()?.seq)
+          } else if (model.length === 0) {
+            continue
+          } else if (o.op === 'set') {
+            const item = model[o.pick % model.length]!
+            item.priority = o.priority
+            queue.setPriority(String(item.seq), o.priority)
+          } else if (o.op === 'remove') {
+            const [item] = model.splice(o.pick % model.length, 1)
+            queue.remove(String(item!.seq))
+          } else if (o.op === 'take') {
+            const taken = queue.take((it) => (it as { seq: number }).seq % o.mod === 0) as { seq: number }[]
+            const expected = model.filter((it) => it.seq % o.mod === 0).map((it) => it.seq)
+            expect(taken.map((it) => it.seq).sort((a, b) => a - b)).toEqual(expected.sort((a, b) => a - b))
+            for (let i = model.length - 1; i >= 0; i--) if (model[i]!.seq % o.mod === 0) model.splice(i, 1)
+          } else {
+            queue.reorder((it) => ((it as { seq: number }).seq + o.shift) % 4)
+            for (const it of model) it.priority = (it.seq + o.shift) % 4
+          }
+          expect(queue.size).toBe(model.length)
+        }
+        model.sort(byPriority)
+        const rest: number[] = []
+        for (let got = queue.dequeue(); got; got = queue.dequeue()) rest.push((got as unknown as { seq: number }).seq)
+        expect(rest).toEqual(model.map((it) => it.seq))
+      }),
+      { numRuns: 300 },
+    )
   })
 })
