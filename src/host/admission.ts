@@ -1,7 +1,7 @@
 import type { StrictTools } from '../dispatch/admit/strict-tools.js'
 import { blockerOf, hiddenTools, settleStaged, stageCalls, type AdmitContext, type Admission, type HiddenTools, type Staged } from '../dispatch/admit/admit.js'
 import { argumentLimitsOf } from '../dispatch/admit/argument-limits.js'
-import { CallContext, type LogReporter, type SharedContext } from '../dispatch/execute/call-context.js'
+import { CallContext, type CallReporter, type SharedContext } from '../dispatch/execute/call-context.js'
 import { executeCall, type Execution } from '../dispatch/execute/execute-call.js'
 import type { Footprint } from '../dispatch/admit/footprint.js'
 import { claimsAcrossHosts } from '../store/claims.js'
@@ -16,8 +16,9 @@ import type { Authoriser, AuthorisingHost } from '../permissions/authoriser.js'
 import type { DispatchMode } from '../config/types.js'
 import type { ToolRegistry } from '../registry/registry.js'
 import type { Listeners } from '../contract/listeners.js'
-import type { AnyTool, ToolCall, ToolContext, ToolError, ToolResult } from '../contract/types.js'
+import type { AnyTool, ToolCall, ToolError, ToolResult } from '../contract/types.js'
 import type { CallHookSet } from '../hooks/call-hooks.js'
+import { BatchResults } from './batch-results.js'
 import { HookStage, type HookingHost } from './hook-stage.js'
 
 const HOST_CLOSED: ToolError = { code: 'E_ABORTED', message: 'the call was not run: the host closed while its batch\'s hooks ran' }
@@ -91,6 +92,21 @@ export class HostAdmission {
     return this.#hooks.namesFor(tool)
   }
 
+  /**
+   * Every result of the batch, in call order, as one promise (`host.run`); never rejects for a
+   * call's fault. A batch with no hooks in force and nobody listening, decided at once, is answered
+   * through a sink (`BatchResults`): no promise per call. Any other goes through `schedule`.
+   */
+  run(given: readonly ToolCall[], options: RunOptions): Promise<ToolResult[]> {
+    if (this.#hooks.inForce() !== undefined || this.#events.isListening) return Promise.all(this.schedule(given, options))
+    const host = this.#host
+    const calls = this.#strict.prepare(given, host.registry, argumentLimitsOf(host.config))
+    const batch = ++this.#batches
+    const staged = stageCalls(calls, this.#admit)
+    const hidden = hiddenTools(staged, this.#admit)
+    return (hidden instanceof Promise ? undefined : this.#admitNowInto(staged, hidden, options, batch)) ?? Promise.all(this.#admitGated(staged, hidden, options, batch, undefined))
+  }
+
   /** One promised result per call, in call order; none rejects for a call's fault. */
   schedule(given: readonly ToolCall[], options: RunOptions): Promise<ToolResult>[] {
     const host = this.#host
@@ -126,16 +142,10 @@ export class HostAdmission {
 
   // Everything decided at once (no check to wait for): the calls allowed are scheduled now.
   #admitNow(staged: readonly Staged[], hidden: HiddenTools, options: RunOptions, batch: number, hooks: CallHookSet | undefined): Promise<ToolResult>[] | undefined {
+    const decided = this.#decideNow(staged, hidden, options)
+    if (decided === undefined) return undefined
+    const { admissions, items, decisions } = decided
     const trace = options.trace ?? false
-    const admit = this.#admitFor(options)
-    const admissions: Admission[] = new Array(staged.length)
-    const items: AuthoriseItem[] = []
-    for (let i = 0; i < staged.length; i++) {
-      const a = (admissions[i] = settleStaged(staged[i]!, hidden, admit))
-      if (a.ok) items.push(itemOf(a, options))
-    }
-    const decisions = items.length > 0 ? this.#authorise(items, options.signal, true) : []
-    if (decisions === undefined) return undefined
     const results: Promise<ToolResult>[] = new Array(staged.length)
     for (const a of admissions) if (!a.ok) results[a.index] = Promise.resolve(this.#refuse(a.call, a.error, trace, batch))
     // Checked once per batch: with no listener, no event object is built (see Scheduler).
@@ -152,9 +162,7 @@ export class HostAdmission {
         continue
       }
       const args = decision.args
-      const call: SchedulableCall = { id: item.call.id, footprint: this.#host.footprintOf(item.tool, args), start: this.#starter(item, args), profile: this.#scheduler.profileOf(item.tool.name, item.tool.toolset) }
-      if (!claimsAcrossHosts(item.tool)) call.crossHost = false
-      if (decision.gate) call.gate = decision.gate
+      const call = this.#schedulable(item, decision)
       if (listening) this.#announce(item, call, batch, args)
       scheduledItems.push(item)
       scheduledArgs.push(args)
@@ -167,6 +175,52 @@ export class HostAdmission {
       results[item.index] = this.#reportAnswer(item.call.id, hooks === undefined ? shaped : this.#hooks.after(hooks, outcomes[k]!, shaped, item, scheduledArgs[k]!, options.signal))
     }
     return results
+  }
+
+  // `#admitNow` for `run`, with no hooks and nobody listening: results go into the batch's sink.
+  #admitNowInto(staged: readonly Staged[], hidden: HiddenTools, options: RunOptions, batch: number): Promise<ToolResult[]> | undefined {
+    const decided = this.#decideNow(staged, hidden, options)
+    if (decided === undefined) return undefined
+    const { admissions, items, decisions } = decided
+    const trace = options.trace ?? false
+    const into = new BatchResults(staged.length, this.#results, trace)
+    for (const a of admissions) if (!a.ok) into.put(a.index, this.#refuse(a.call, a.error, trace, batch))
+    const toSchedule: SchedulableCall[] = []
+    for (let k = 0; k < items.length; k++) {
+      const item = items[k]!
+      const decision = decisions[k] ?? NO_DECISION
+      if (!decision.run) {
+        into.put(item.index, this.#refuse(item.call, decision.error, trace, batch))
+        continue
+      }
+      into.items.push(item)
+      toSchedule.push(this.#schedulable(item, decision))
+    }
+    this.#scheduler.submitTo(toSchedule, into, this.#submitOptions(toSchedule, admissions, options))
+    return into.promise
+  }
+
+  // Availability settled and the authoriser asked, for a batch decided at once; undefined when the
+  // authoriser must be waited for.
+  #decideNow(staged: readonly Staged[], hidden: HiddenTools, options: RunOptions): { admissions: Admission[]; items: AuthoriseItem[]; decisions: AuthoriseDecision[] } | undefined {
+    const admit = this.#admitFor(options)
+    const admissions: Admission[] = new Array(staged.length)
+    const items: AuthoriseItem[] = []
+    for (let i = 0; i < staged.length; i++) {
+      const a = (admissions[i] = settleStaged(staged[i]!, hidden, admit))
+      if (a.ok) items.push(itemOf(a, options))
+    }
+    const decisions = items.length > 0 ? this.#authorise(items, options.signal, true) : []
+    return decisions === undefined ? undefined : { admissions, items, decisions }
+  }
+
+  // What the scheduler gets for an allowed call: its footprint, how to start it, its profile, its gate.
+  #schedulable(item: AuthoriseItem, decision: Extract<AuthoriseDecision, { run: true }>): SchedulableCall {
+    const args = decision.args
+    const call: SchedulableCall = { id: item.call.id, footprint: this.#host.footprintOf(item.tool, args), start: this.#starter(item, args), profile: this.#scheduler.profileOf(item.tool.name, item.tool.toolset) }
+    if (!claimsAcrossHosts(item.tool)) call.crossHost = false
+    if (decision.gate) call.gate = decision.gate
+    return call
   }
 
   // Something must be waited for: every call with valid arguments is scheduled now with the
@@ -211,12 +265,16 @@ export class HostAdmission {
   }
 
   #submit(toSchedule: SchedulableCall[], staged: readonly (Admission | Staged)[], options: RunOptions): Promise<JobOutcome>[] {
+    return this.#scheduler.submit(toSchedule, this.#submitOptions(toSchedule, staged, options))
+  }
+
+  #submitOptions(toSchedule: SchedulableCall[], staged: readonly (Admission | Staged)[], options: RunOptions): SubmitOptions {
     const mode = options.mode ?? this.#host.mode
     const submit: SubmitOptions = {}
     // `graph` adds no waits of its own; only `batch` reads the blocker.
     if (mode !== 'graph') submit.modeWaits = planModeWaits(mode, toSchedule, mode === 'batch' ? blockerOf(staged) : undefined)
     if (options.signal) submit.signal = options.signal
-    return this.#scheduler.submit(toSchedule, submit)
+    return submit
   }
 
   // The authoriser's decisions, made at once where it can (`authoriseNow`; undefined when it cannot
@@ -245,29 +303,29 @@ export class HostAdmission {
     return () => this.#start(h.item, h.args)
   }
 
+  // The handler starts, with its context (whose signal, progress, log and asker are made on first use).
   #start(item: AuthoriseItem, args: Record<string, unknown>): Execution {
     const host = this.#host
-    const timeoutMs = item.tool.timeoutMs ?? host.config.dispatch.timeout_ms
-    const callId = item.call.id
-    return executeCall(item.tool, args, (signal) => new CallContext(host, callId, signal, this.#progressOf(callId), this.#reportLog), {
-      timeoutMs,
-      graceMs: host.config.dispatch.interrupt_grace_ms,
-      onAbandon: this.#abandonWarning(callId),
-    })
+    const controller = new AbortController()
+    const context = new CallContext(host, item.call.id, controller, this.#reporter)
+    const dispatch = host.config.dispatch
+    return executeCall(item.tool, args, context, controller, { timeoutMs: item.tool.timeoutMs ?? dispatch.timeout_ms, graceMs: dispatch.interrupt_grace_ms, onAbandon: this.#warnAbandoned })
   }
 
-  #abandonWarning(callId: string): (why: string) => void {
-    return (why) => this.#host.log.warn(`${why}; its worker slot and path reservations are released now (tools must honour ctx.signal)`, { callId })
+  readonly #warnAbandoned = (why: string, callId: string): void => {
+    this.#host.log.warn(`${why}; its worker slot and path reservations are released now (tools must honour ctx.signal)`, { callId })
   }
 
-  // A handler's `ctx.log` line: into the host's log, and a `log` event for listeners (MCP clients).
-  readonly #reportLog: LogReporter = (callId, level, message, fields) => {
-    this.#host.log[level](message, fields)
-    if (this.#events.isListening) this.#events.emit({ type: 'log', id: callId, level, message, ...(fields === undefined ? {} : { fields }) })
-  }
-
-  #progressOf(callId: string): ToolContext['progress'] {
-    return (message, progress, total) => this.#events.emit({ type: 'progress', id: callId, message, ...(progress === undefined ? {} : { progress }), ...(total === undefined ? {} : { total }) })
+  // A handler's `ctx.progress` report: a `progress` event; its `ctx.log` line: into the host's log,
+  // and a `log` event for listeners (MCP clients).
+  readonly #reporter: CallReporter = {
+    progress: (callId, message, progress, total) => {
+      this.#events.emit({ type: 'progress', id: callId, message, ...(progress === undefined ? {} : { progress }), ...(total === undefined ? {} : { total }) })
+    },
+    log: (callId, level, message, fields) => {
+      this.#host.log[level](message, fields)
+      if (this.#events.isListening) this.#events.emit({ type: 'log', id: callId, level, message, ...(fields === undefined ? {} : { fields }) })
+    },
   }
 
   // A call refused before scheduling: its error result, and (for listeners) a 'refused' event.

@@ -244,7 +244,7 @@ export class Host {
    */
   async run(callsOrMessage: readonly ToolCall[] | object, options: RunOptions = {}): Promise<ToolResult[]> {
     checkChoice('host.run(calls, { mode })', options.mode, DISPATCH_MODES)
-    return Promise.all(this.#admission.schedule(toCalls(callsOrMessage), options))
+    return this.#admission.run(toCalls(callsOrMessage), options)
   }
 
   /** A batch whose results are yielded as each completes (completion order). */

@@ -86,20 +86,12 @@ export function hiddenTools(staged: readonly Staged[], context: AdmitContext): H
   const { registry } = context
   const env = context.env ?? process.env
   const hidden = new Map<string, string>()
-  let checked: Set<string> | undefined
-  const consider = (tool: AnyTool | undefined): void => {
-    if (tool === undefined || hidden.has(tool.name) || checked?.has(tool.name)) return
-    if (tool.check !== undefined) (checked ??= new Set()).add(tool.name)
-    else if (tool.requiresEnv.length > 0) {
-      const missing = missingEnvReason(tool, env)
-      if (missing !== undefined) hidden.set(tool.name, missing)
-    }
-  }
+  const checked = new Set<string>()
   for (const s of staged) {
-    if (s.ok) consider(s.tool)
-    else if (s.suggestions) for (const name of s.suggestions) consider(registry.get(name))
+    if (s.ok) considerTool(s.tool, env, hidden, checked)
+    else if (s.suggestions) for (const name of s.suggestions) considerTool(registry.get(name), env, hidden, checked)
   }
-  if (checked === undefined) return hidden
+  if (checked.size === 0) return hidden
   const names = [...checked]
   const options = { checkTimeoutMs: context.config.availability.check_timeout_ms, canAsk: context.canAsk ?? false, env }
   return registry.explainAvailability(names, options).then(
@@ -115,6 +107,17 @@ export function hiddenTools(staged: readonly Staged[], context: AdmitContext): H
   )
 }
 
+// Whether `tool` is hidden for want of an env var it requires (into `hidden`), or has an availability
+// check to run (into `checked`). A function, not a closure per batch: this runs for every batch.
+function considerTool(tool: AnyTool | undefined, env: NodeJS.ProcessEnv, hidden: Map<string, string>, checked: Set<string>): void {
+  if (tool === undefined || hidden.has(tool.name) || checked.has(tool.name)) return
+  if (tool.check !== undefined) checked.add(tool.name)
+  else if (tool.requiresEnv.length > 0) {
+    const missing = missingEnvReason(tool, env)
+    if (missing !== undefined) hidden.set(tool.name, missing)
+  }
+}
+
 /** A staged call once availability is known: admitted, or failed with the error to answer. */
 export function settleStaged(s: Staged, hidden: HiddenTools, context: Pick<AdmitContext, 'env' | 'audience'>): Admission {
   if (!s.ok) {
@@ -125,7 +128,8 @@ export function settleStaged(s: Staged, hidden: HiddenTools, context: Pick<Admit
   const reason = hidden.size > 0 ? hidden.get(s.tool.name) : undefined
   if (reason !== undefined) return { ok: false, index: s.index, call: s.call, parsed: true, error: unavailableError(s.tool, reason, context) }
   if (s.invalid) return { ok: false, index: s.index, call: s.call, parsed: true, error: s.invalid }
-  return s.hookAsk === undefined ? { ok: true, index: s.index, call: s.call, tool: s.tool, args: s.args } : { ok: true, index: s.index, call: s.call, tool: s.tool, args: s.args, hookAsk: s.hookAsk }
+  // Admitted: the staged call is its admission as it is (no copy per call).
+  return s
 }
 
 /** The E_TOOL_UNAVAILABLE error of a hidden tool, worded for whoever reads it (what would make it available). */

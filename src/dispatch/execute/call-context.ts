@@ -12,17 +12,25 @@ export interface SharedContext {
   readonly env: NodeJS.ProcessEnv
 }
 
-/** Takes a handler's `ctx.log` line in place of the host's log (the host also turns it into a `log` event). */
-export type LogReporter = (callId: string, level: LogLevel, message: string, fields?: Record<string, unknown>) => void
+/**
+ * Where a call's `ctx.progress` and `ctx.log` lines go (the host's admission, which turns them into
+ * `progress` and `log` events). One per host: a call's context passes its id, so no closure is made
+ * per call.
+ */
+export interface CallReporter {
+  progress(callId: string, message: string, progress?: number, total?: number): void
+  log(callId: string, level: LogLevel, message: string, fields?: Record<string, unknown>): void
+}
 
 /**
  * The context a handler receives. A class rather than an object literal on purpose: a literal with
  * a getter takes V8's slow path (microseconds per call), and the signal must stay lazy because
- * making an AbortSignal costs more than the rest of a no-op call; it is made on first read. The
- * call's logger and asker are lazy for the same reason.
+ * making an AbortSignal costs more than the rest of a no-op call; it is made on first read (an
+ * AbortController makes its signal on first use). The call's progress, logger and asker are lazy
+ * for the same reason.
  *
  * @example
- * const ctx = new CallContext(shared, 'call_1', () => controller.signal, (message) => log.info(message), reportLog)
+ * const ctx = new CallContext(shared, 'call_1', new AbortController(), reporter)
  * ctx.signal.aborted // false
  */
 export class CallContext implements ToolContext {
@@ -32,44 +40,53 @@ export class CallContext implements ToolContext {
   readonly session: SessionState
   readonly services: ToolServices
   readonly env: NodeJS.ProcessEnv
-  readonly progress: ToolContext['progress']
   readonly #shared: SharedContext
-  readonly #report: LogReporter | undefined
-  readonly #signal: () => AbortSignal
+  readonly #reporter: CallReporter | undefined
+  readonly #controller: AbortController
+  #progress: ToolContext['progress'] | undefined
   #log: Logger | undefined
   #ask: Asker | undefined
 
-  constructor(shared: SharedContext, callId: string, signal: () => AbortSignal, progress: ToolContext['progress'], report?: LogReporter) {
+  /** `controller`: aborts the call (timeout, interrupt); `reporter`: where progress and log lines go besides the host's log. */
+  constructor(shared: SharedContext, callId: string, controller: AbortController, reporter?: CallReporter) {
     this.callId = callId
     this.root = shared.root
     this.config = shared.config
     this.session = shared.session
     this.services = shared.services
     this.env = shared.env
-    this.progress = progress
     this.#shared = shared
-    this.#report = report
-    this.#signal = signal
+    this.#reporter = reporter
+    this.#controller = controller
   }
 
   get signal(): AbortSignal {
-    return this.#signal()
+    return this.#controller.signal
+  }
+
+  get progress(): ToolContext['progress'] {
+    return (this.#progress ??= progressOf(this.#reporter, this.callId))
   }
 
   get log(): Logger {
-    return (this.#log ??= callLogger(this.#shared.log, this.#report, this.callId))
+    return (this.#log ??= callLogger(this.#shared.log, this.#reporter, this.callId))
   }
 
   get ask(): Asker | undefined {
     if (this.#shared.ask === undefined) return undefined
-    return (this.#ask ??= bindAsker(this.#shared.ask, this.callId, this.#signal))
+    return (this.#ask ??= bindAsker(this.#shared.ask, this.callId, () => this.#controller.signal))
   }
 }
 
-/** The logger a call's handler sees: the host's log, or its lines through `report` when there is one. */
-function callLogger(log: Logger, report: LogReporter | undefined, callId: string): Logger {
-  if (report === undefined) return log
-  const line = (level: LogLevel) => (message: string, fields?: Record<string, unknown>): void => report(callId, level, message, fields)
+// `ctx.progress` of a call: its reports go to the reporter (nowhere without one).
+function progressOf(reporter: CallReporter | undefined, callId: string): ToolContext['progress'] {
+  return (message, progress, total) => reporter?.progress(callId, message, progress, total)
+}
+
+/** The logger a call's handler sees: the host's log, or its lines through `reporter` when there is one. */
+function callLogger(log: Logger, reporter: CallReporter | undefined, callId: string): Logger {
+  if (reporter === undefined) return log
+  const line = (level: LogLevel) => (message: string, fields?: Record<string, unknown>): void => reporter.log(callId, level, message, fields)
   return { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') }
 }
 

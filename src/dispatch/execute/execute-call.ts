@@ -22,8 +22,8 @@ export interface ExecuteOptions {
   timeoutMs: number
   /** How long a handler may take to finish after its abort, before it is answered/abandoned. */
   graceMs: number
-  /** Called once if the handler ignores its abort for `graceMs` and is abandoned. */
-  onAbandon?: (why: string) => void
+  /** Called once if the handler ignores its abort for `graceMs` and is abandoned (with the call's id). */
+  onAbandon?: (why: string, callId: string) => void
 }
 
 /**
@@ -31,15 +31,16 @@ export interface ExecuteOptions {
  * On timeout the call is answered E_TIMEOUT at once; the handler keeps its reservations until it
  * settles (or is abandoned after ignoring the abort for `graceMs`).
  *
+ * `controller` is the one whose signal `context` hands the handler (an AbortController makes its
+ * signal on first use: most handlers never look at it, and making one is costly).
+ *
  * @example
- * const execution = executeCall(tool, args, (signal) => new CallContext(shared, 'c1', signal, progress), { timeoutMs: 120_000, graceMs: 2000 })
+ * const controller = new AbortController()
+ * const execution = executeCall(tool, args, new CallContext(shared, 'c1', controller, reporter), controller, { timeoutMs: 120_000, graceMs: 2000 })
  * const outcome = await execution.answered // { ok: true, value } or { ok: false, error: { code: 'E_TIMEOUT', … } }
  * await execution.settled                 // release the call's reservations after this
  */
-export function executeCall(tool: AnyTool, args: Record<string, unknown>, makeContext: (signal: () => AbortSignal) => ToolContext, options: ExecuteOptions): Execution {
-  const controller = new AbortController()
-  // The signal is made on first use: most handlers never look at it, and making one is costly.
-  const context = makeContext(() => controller.signal)
+export function executeCall(tool: AnyTool, args: Record<string, unknown>, context: ToolContext, controller: AbortController, options: ExecuteOptions): Execution {
   let value: unknown
   try {
     value = tool.handler(args, context)
@@ -64,7 +65,7 @@ export function executeCall(tool: AnyTool, args: Record<string, unknown>, makeCo
     if (abandonTimer || settle.settled) return
     abandonTimer = setTimeout(() => {
       if (settle.settled) return
-      options.onAbandon?.(why)
+      options.onAbandon?.(why, context.callId)
       settle.resolve({ abandoned: true })
     }, options.graceMs)
     // Not unref'd: a CLI waiting for this call's release (a conflicting call behind it) must not see

@@ -56,10 +56,16 @@ export class ResultShaper {
    * the admission's context (every outcome of the batch) alive.
    */
   whenDone(outcome: Promise<JobOutcome>, item: AuthoriseItem, trace: boolean): Promise<ToolResult> {
-    return outcome.then((done) => {
-      const value = done.ran && done.outcome.ok ? done.outcome.value : undefined
-      return isHeavy(value) ? this.#saver.releaseAfter(value, () => this.shape(item, done, trace)) : this.shape(item, done, trace)
-    })
+    return outcome.then((done) => this.shapeDone(item, done, trace))
+  }
+
+  /**
+   * The call's result from its job's outcome: at once, or a promise when it must wait (a huge value
+   * waits for its turn in the memory budget; over-long text is saved to a file first).
+   */
+  shapeDone(item: AuthoriseItem, done: JobOutcome, trace: boolean): ToolResult | Promise<ToolResult> {
+    const value = done.ran && done.outcome.ok ? done.outcome.value : undefined
+    return isHeavy(value) ? this.#saver.releaseAfter(value, () => this.shape(item, done, trace)) : this.shape(item, done, trace)
   }
 
   /**

@@ -2,7 +2,7 @@
 import type { ToolError } from '../../contract/types.js'
 import type { ToolProfile } from './duration-estimates.js'
 import type { Execution } from '../execute/execute-call.js'
-import type { JobOutcome, SchedulableCall, Wait } from './scheduler-types.js'
+import type { JobOutcome, OutcomeSink, SchedulableCall, Wait } from './scheduler-types.js'
 import type { PoolJob, PoolPlace, RateSlot } from './pool-job.js'
 import type { Lease } from '../../store/coordination-store.js'
 
@@ -43,7 +43,7 @@ export class Submission {
  *
  * @example
  * const job = new Job(1, call)
- * job.answer({ ran: false, error, waits: [] }) // job.outcome resolves with it
+ * job.answer({ ran: false, error, waits: [] }) // job.outcome resolves with it (or its sink is told)
  */
 export class Job implements PoolJob {
   readonly seq: number
@@ -87,17 +87,30 @@ export class Job implements PoolJob {
   reserved = false
   reservedPrev: Job | undefined = undefined
   reservedNext: Job | undefined = undefined
-  readonly outcome: Promise<JobOutcome>
-  #resolve!: (outcome: JobOutcome) => void
+  /** Told the outcome when the call is answered, with `slot` (`Scheduler.submitTo`): no promise per call. */
+  sink: OutcomeSink | undefined = undefined
+  /** The call's index in its submission, for the sink. */
+  slot = 0
+  #promise: Promise<JobOutcome> | undefined = undefined
+  #resolve: ((outcome: JobOutcome) => void) | undefined = undefined
+  #answer: JobOutcome | undefined = undefined
 
   constructor(seq: number, call: SchedulableCall) {
     this.seq = seq
     this.key = String(seq)
     this.call = call
     this.profile = call.profile
-    this.outcome = new Promise<JobOutcome>((resolve) => {
-      this.#resolve = resolve
-    })
+  }
+
+  /** Resolves with the call's one outcome (made on first use: a submission with a sink never asks). */
+  get outcome(): Promise<JobOutcome> {
+    if (this.#promise === undefined) {
+      const answered = this.#answer
+      this.#promise = answered !== undefined ? Promise.resolve(answered) : new Promise<JobOutcome>((resolve) => {
+        this.#resolve = resolve
+      })
+    }
+    return this.#promise
   }
 
   /** Waits for `earlier`'s release (`earlier` is unreleased: reserved, or of the same submission). */
@@ -129,7 +142,9 @@ export class Job implements PoolJob {
 
   answer(outcome: JobOutcome): void {
     this.answered = true
-    this.#resolve(outcome)
+    if (this.#resolve !== undefined) this.#resolve(outcome)
+    else this.#answer = outcome
+    this.sink?.answer(this.slot, outcome)
   }
 }
 

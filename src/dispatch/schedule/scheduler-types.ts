@@ -44,6 +44,15 @@ export type JobOutcome =
   | { ran: true; outcome: Outcome; startedAt: number; endedAt: number; waits: Wait[] }
   | { ran: false; error: ToolError; waits: Wait[] }
 
+/**
+ * Takes each call's outcome the moment it is answered, by the call's index in its submission
+ * (`Scheduler.submitTo`): one object per batch instead of a promise per call. It is called inside
+ * the scheduler, so it must not throw and must not submit or interrupt calls itself.
+ */
+export interface OutcomeSink {
+  answer(index: number, outcome: JobOutcome): void
+}
+
 export interface SchedulerOptions {
   maxWorkers: number
   now: () => number

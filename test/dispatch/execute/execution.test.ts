@@ -26,7 +26,7 @@ function tool(spec: Partial<ToolSpec> & { name: string; handler: ToolSpec['handl
 }
 
 async function makeHost(dispatch: Record<string, unknown> = {}, extra: Partial<HostOptions> = {}, limits: Record<string, unknown> = {}): Promise<Host> {
-  const log = { debug: () => undefined, info: () => undefined, error: () => undefined, warn: (m: string) => void warnings.push(m) }
+  const log = { debug: () => undefined, info: () => undefined, error: () => undefined, warn: (m: string, fields?: Record<string, unknown>) => void warnings.push(fields === undefined ? m : `${m} ${JSON.stringify(fields)}`) }
   const host = await createHost({
     root,
     loadPlugins: false,
@@ -159,7 +159,7 @@ describe('interrupts', () => {
     await host.close()
     expect(events.filter((e) => e.type === 'released')).toEqual([expect.objectContaining({ id: 's', abandoned: true })])
     expect(host.stats.pending).toBe(0)
-    expect(warnings.join('\n')).toMatch(/stubborn ignored its interrupt for 20 ms; its worker slot and path reservations are released/)
+    expect(warnings.join('\n')).toMatch(/stubborn ignored its interrupt for 20 ms; its worker slot and path reservations are released.*"callId":"s"/)
     never.resolve()
   })
 
