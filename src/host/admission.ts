@@ -18,6 +18,7 @@ import type { ToolRegistry } from '../registry/registry.js'
 import type { Listeners } from '../contract/listeners.js'
 import type { AnyTool, ToolCall, ToolError, ToolResult } from '../contract/types.js'
 import type { CallHookSet } from '../hooks/call-hooks.js'
+import { AdmittedCall, type StartCall } from './admitted-call.js'
 import { BatchResults } from './batch-results.js'
 import { HookStage, type HookingHost } from './hook-stage.js'
 
@@ -217,7 +218,7 @@ export class HostAdmission {
   // What the scheduler gets for an allowed call: its footprint, how to start it, its profile, its gate.
   #schedulable(item: AuthoriseItem, decision: Extract<AuthoriseDecision, { run: true }>): SchedulableCall {
     const args = decision.args
-    const call: SchedulableCall = { id: item.call.id, footprint: this.#host.footprintOf(item.tool, args), start: this.#starter(item, args), profile: this.#scheduler.profileOf(item.tool.name, item.tool.toolset) }
+    const call = new AdmittedCall(item, args, this.#host.footprintOf(item.tool, args), this.#scheduler.profileOf(item.tool.name, item.tool.toolset), this.#startCall)
     if (!claimsAcrossHosts(item.tool)) call.crossHost = false
     if (decision.gate) call.gate = decision.gate
     return call
@@ -293,12 +294,11 @@ export class HostAdmission {
     }
   }
 
-  // Hot path: closures here are returned, not assigned to a named property, because tsx (esbuild
-  // keepNames) wraps a named closure in a defineProperty call that costs microseconds per call.
-  #starter(item: AuthoriseItem, args: Record<string, unknown>): () => Execution {
-    return () => this.#start(item, args)
-  }
+  // One per host: every call decided at once starts through it (AdmittedCall).
+  readonly #startCall: StartCall = (item, args) => this.#start(item, args)
 
+  // Hot path: the closure is returned, not assigned to a named property, because tsx (esbuild
+  // keepNames) wraps a named closure in a defineProperty call that costs microseconds per call.
   #heldStarter(h: HeldCall): () => Execution {
     return () => this.#start(h.item, h.args)
   }

@@ -5,7 +5,7 @@ import { describeThrown } from '../contract/errors.js'
 import type { AuthoriseItem } from '../dispatch/admit/authorise-item.js'
 import type { AuthorisingHost } from './authoriser.js'
 import { describeSchemaErrors } from '../registry/schema.js'
-import type { PermissionResult, ToolContext, ToolError } from '../contract/types.js'
+import type { BehaviourContext, PermissionResult, ToolContext, ToolError } from '../contract/types.js'
 import type { SessionApprovals } from './approvals.js'
 import { decidePermission } from './decide.js'
 import { JudgedCall, snapshotArgs } from './judged-call.js'
@@ -48,6 +48,7 @@ export class CallJudge {
   // Per tool name: does any allow, ask or deny rule name it? (Rules are fixed at start-up.)
   readonly #named = new Map<string, boolean>()
   #plain: SubjectContext | undefined
+  #behaviour: BehaviourContext | undefined
 
   constructor(options: CallJudgeOptions) {
     this.#mode = options.mode
@@ -137,7 +138,7 @@ export class CallJudge {
     if (!pathScoped && args === item.args && !this.#rulesName(tool.name) && !this.#session.hasTool(tool.name)) {
       // No rule names the tool, no session approval covers it, and a subject that is not paths is
       // never a file edit: the decision cannot depend on the subject.
-      const behaviour = { root: host.root }
+      const behaviour = this.#behaviourContext(host.root)
       const destructive = safeDestructive(tool, args, behaviour)
       const facts: CallFacts = { readOnly: safeReadOnly(tool, args, behaviour), destructive, edit: false }
       const decision = decidePermission({ toolName: tool.name, mode: this.#mode, rules: this.#rules, subjects: NO_SUBJECTS, facts, toolSay, sessionAllowed: false, caseInsensitive: this.#caseInsensitive, needsApproval, hookAsk: item.hookAsk })
@@ -146,8 +147,9 @@ export class CallJudge {
     const subject = subjectOf(tool, args, context)
     const subjects = args === item.args ? [subject] : [subject, subjectOf(tool, item.args, context)]
     const keys = subjects.flatMap(subjectKeys)
-    const destructive = safeDestructive(tool, args, { root: host.root })
-    const facts: CallFacts = { readOnly: safeReadOnly(tool, args, { root: host.root }), destructive, edit: isEditCall(tool.name, subject, destructive) }
+    const behaviour = this.#behaviourContext(host.root)
+    const destructive = safeDestructive(tool, args, behaviour)
+    const facts: CallFacts = { readOnly: safeReadOnly(tool, args, behaviour), destructive, edit: isEditCall(tool.name, subject, destructive) }
     const decision = decidePermission({
       toolName: tool.name,
       mode: this.#mode,
@@ -167,6 +169,13 @@ export class CallJudge {
   #plainContext(root: string): SubjectContext {
     if (this.#plain?.root !== root) this.#plain = { root, caseInsensitive: this.#caseInsensitive, pathScoped: false }
     return this.#plain
+  }
+
+  // What a tool's readOnly/destructive get beside the arguments (one per root, shared by its calls:
+  // frozen, so one tool cannot change what the next call's tool is told).
+  #behaviourContext(root: string): BehaviourContext {
+    if (this.#behaviour?.root !== root) this.#behaviour = Object.freeze({ root })
+    return this.#behaviour
   }
 
   #rulesName(tool: string): boolean {
