@@ -77,12 +77,24 @@ export function toCalls(input: unknown): ToolCall[] {
   // The caller's objects are read once, here, into fresh calls: a getter or Proxy cannot show
   // admission one call and the handler another, and one that throws costs its own call alone.
   try {
-    if (Array.isArray(input) && input.every(isPlainCall)) return Array.from(input as unknown[], readPlainCall)
+    if (Array.isArray(input) && everyPlainCall(input)) {
+      // Index loops, not every/Array.from: those go through the iterator protocol, an object per call.
+      const calls: ToolCall[] = new Array(input.length)
+      for (let i = 0; i < input.length; i++) calls[i] = readPlainCall(input[i], i)
+      return calls
+    }
     return parseBatch(input, 'host.run')
   } catch (thrown) {
     if (isToolhostError(thrown)) throw thrown
     throw new ToolhostError('E_USAGE', `host.run: the batch could not be read (${describeThrown(thrown)}); pass a ToolCall[] or a model message of plain data`)
   }
+}
+
+// As `every` reads it: a hole of a sparse array is skipped here, and read (as undefined) into an
+// unreadable call in its own slot.
+function everyPlainCall(entries: readonly unknown[]): boolean {
+  for (let i = 0; i < entries.length; i++) if (i in entries && !isPlainCall(entries[i])) return false
+  return true
 }
 
 function isPlainCall(entry: unknown): boolean {

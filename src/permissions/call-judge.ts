@@ -7,7 +7,7 @@ import type { AuthorisingHost } from './authoriser.js'
 import { describeSchemaErrors } from '../registry/schema.js'
 import type { BehaviourContext, PermissionResult, ToolContext, ToolError } from '../contract/types.js'
 import type { SessionApprovals } from './approvals.js'
-import { decidePermission } from './decide.js'
+import { decidePermission, type DecideInput, type PermissionDecision } from './decide.js'
 import { JudgedCall, snapshotArgs } from './judged-call.js'
 import { isEditCall, type CallFacts } from './modes.js'
 import type { PermissionRules } from './rules.js'
@@ -48,6 +48,7 @@ export class CallJudge {
   // Per tool name: does any allow, ask or deny rule name it? (Rules are fixed at start-up.)
   readonly #named = new Map<string, boolean>()
   #plain: SubjectContext | undefined
+  readonly #input: DecideInput
   #behaviour: BehaviourContext | undefined
 
   constructor(options: CallJudgeOptions) {
@@ -57,6 +58,7 @@ export class CallJudge {
     this.#checkTimeoutMs = options.checkTimeoutMs
     this.#caseInsensitive = options.caseInsensitive
     this.#pathScoped = options.pathScoped
+    this.#input = { toolName: '', mode: this.#mode, rules: this.#rules, subjects: NO_SUBJECTS, facts: NO_FACTS, toolSay: undefined, sessionAllowed: false, caseInsensitive: this.#caseInsensitive, needsApproval: false, hookAsk: undefined }
   }
 
   /** Judges a call whose tool may have a permission check to wait for. Never rejects. */
@@ -141,7 +143,7 @@ export class CallJudge {
       const behaviour = this.#behaviourContext(host.root)
       const destructive = safeDestructive(tool, args, behaviour)
       const facts: CallFacts = { readOnly: safeReadOnly(tool, args, behaviour), destructive, edit: false }
-      const decision = decidePermission({ toolName: tool.name, mode: this.#mode, rules: this.#rules, subjects: NO_SUBJECTS, facts, toolSay, sessionAllowed: false, caseInsensitive: this.#caseInsensitive, needsApproval, hookAsk: item.hookAsk })
+      const decision = this.#decide(tool.name, NO_SUBJECTS, facts, toolSay, false, needsApproval, item.hookAsk)
       return new JudgedCall(item, args, snapshot, context, decision, facts)
     }
     const subject = subjectOf(tool, args, context)
@@ -150,19 +152,28 @@ export class CallJudge {
     const behaviour = this.#behaviourContext(host.root)
     const destructive = safeDestructive(tool, args, behaviour)
     const facts: CallFacts = { readOnly: safeReadOnly(tool, args, behaviour), destructive, edit: isEditCall(tool.name, subject, destructive) }
-    const decision = decidePermission({
-      toolName: tool.name,
-      mode: this.#mode,
-      rules: this.#rules,
-      subjects,
-      facts,
-      toolSay,
-      sessionAllowed: this.#session.covers(tool.name, keys),
-      caseInsensitive: this.#caseInsensitive,
-      needsApproval,
-      hookAsk: item.hookAsk,
-    })
+    const decision = this.#decide(tool.name, subjects, facts, toolSay, this.#session.covers(tool.name, keys), needsApproval, item.hookAsk)
     return new JudgedCall(item, args, snapshot, context, decision, facts, subject, keys)
+  }
+
+  // `decidePermission` with this judge's mode, rules and case rule, through one input object reused
+  // call after call (deciding is synchronous and keeps nothing of its input).
+  #decide(toolName: string, subjects: readonly CallSubject[], facts: CallFacts, toolSay: PermissionResult | undefined, sessionAllowed: boolean, needsApproval: boolean, hookAsk: string | undefined): PermissionDecision {
+    const input = this.#input
+    input.toolName = toolName
+    input.subjects = subjects
+    input.facts = facts
+    input.toolSay = toolSay
+    input.sessionAllowed = sessionAllowed
+    input.needsApproval = needsApproval
+    input.hookAsk = hookAsk
+    try {
+      return decidePermission(input)
+    } finally {
+      input.subjects = NO_SUBJECTS
+      input.facts = NO_FACTS
+      input.toolSay = undefined
+    }
   }
 
   // The subject context of a tool that is not path-scoped (one per root, shared by its calls).
@@ -200,6 +211,7 @@ export function decisionFailed(item: AuthoriseItem, error: unknown): { refused: 
 }
 
 const NO_SUBJECTS: readonly CallSubject[] = []
+const NO_FACTS: CallFacts = Object.freeze({ readOnly: false, destructive: false, edit: false })
 
 const CHECK_TIMED_OUT = new Error('the permission check timed out')
 const CHECK_STOPPED = new Error('the permission check was stopped')

@@ -138,7 +138,7 @@ export class Scheduler {
           if (dep && !job.deps.includes(dep)) job.dependOn(dep, wait.reason)
         }
       }
-      if (!waitsOnOlder) for (const dep of job.deps) if (dep.seq < firstSeq) waitsOnOlder = true
+      if (!waitsOnOlder) for (let d = 0; d < job.deps.length; d++) if (job.deps[d]!.seq < firstSeq) waitsOnOlder = true
       this.#reserved.add(job)
       if (sink !== undefined) {
         job.sink = sink
