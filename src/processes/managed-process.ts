@@ -7,7 +7,8 @@ import type { ProcessInfo, ProcessStatus } from '../contract/process-service.js'
 import { LogTail } from './log-file.js'
 import { launchArgv } from './containment.js'
 import { logStoppedNote, lowDiskNote, openLogFile, OutputRelay } from './output-relay.js'
-import { commandProcesses, hasGroupMembers, isBwrapProcess, isOurGroup, MARKER_VARIABLE, signalCommand } from './process-group.js'
+import { GroupWatch, LIVENESS_EVERY_MS } from './group-watch.js'
+import { hasGroupMembers, isOurGroup, MARKER_VARIABLE, signalCommand } from './process-group.js'
 import type { SandboxPlan } from './sandbox.js'
 import { processStartTime } from './start-time.js'
 
@@ -40,7 +41,6 @@ export interface SpawnSpec extends Omit<ProcessSpec, 'pid' | 'startTime' | 'sand
 }
 
 const TAIL_EVERY_MS = 200
-const LIVENESS_EVERY_MS = 250
 const KILL_WAIT_AFTER_SIGKILL_MS = 5000
 /** After the command ended, how long to wait for the relay's last output while a process that escaped the command still holds the output open. */
 export const RELAY_DRAIN_MS = 1000
@@ -77,10 +77,10 @@ export class ManagedProcess {
   // command read "after 600 ms". Adopted processes have only the OS start time.
   #spawnedAt: number | undefined
   #signalsSent: string[] = []
-  #stillRunning = 0
+  // The group after the leader's exit, until it is empty.
+  #group: GroupWatch | undefined
   #child: ChildProcess | undefined
   #timer: NodeJS.Timeout | undefined
-  #groupTimer: NodeJS.Timeout | undefined
   #killing: Promise<void> | undefined
   #relay: OutputRelay | undefined
   readonly #ended = createDeferred<void>()
@@ -221,10 +221,19 @@ export class ManagedProcess {
     return this.#leaderEnded.promise
   }
 
+  /**
+   * The leader has exited and nothing the command started is left, only the sandbox's own process
+   * on its way out: the command has ended, and `exited` follows within moments.
+   */
+  get endingInSandbox(): boolean {
+    return this.#status === 'running' && this.#group?.sandboxOnly === true
+  }
+
   info(tailChars = 1000): ProcessInfo {
     const buffer = this.tail.buffer
-    const lingering = this.#status === 'running' && this.#stillRunning > 0
-    const note = lingering ? `its shell exited with ${this.#signal ?? `code ${this.#exitCode}`}, but ${this.#stillRunning} process${this.#stillRunning === 1 ? '' : 'es'} it started ${this.#stillRunning === 1 ? 'is' : 'are'} still running in its group` : this.#note
+    const stillRunning = this.#status === 'running' ? (this.#group?.stillRunning ?? 0) : 0
+    const lingering = stillRunning > 0
+    const note = lingering ? `its shell exited with ${this.#signal ?? `code ${this.#exitCode}`}, but ${stillRunning} process${stillRunning === 1 ? '' : 'es'} it started ${stillRunning === 1 ? 'is' : 'are'} still running in its group` : this.#note
     return {
       id: this.spec.id,
       pid: this.spec.pid,
@@ -240,7 +249,7 @@ export class ManagedProcess {
       signal: this.#signal,
       signalsSent: [...this.#signalsSent],
       sandboxed: this.spec.sandboxed === true,
-      ...(lingering ? { stillRunning: this.#stillRunning } : {}),
+      ...(lingering ? { stillRunning } : {}),
       ...(note === undefined ? {} : { note }),
       ...(this.#logProblem === undefined ? {} : { logProblem: this.#logProblem }),
       outputChars: buffer.totalChars,
@@ -263,13 +272,13 @@ export class ManagedProcess {
       const deadline = Date.now() + graceMs
       while (Date.now() < deadline && this.#status === 'running') {
         await Promise.race([this.#ended.promise, sleep(Math.min(50, Math.max(1, deadline - Date.now())))])
-        this.#checkGroup()
+        this.#group?.check()
       }
       if (this.#status === 'running') this.#signalGroup('SIGKILL')
       const until = Date.now() + KILL_WAIT_AFTER_SIGKILL_MS
       while (Date.now() < until && this.#status === 'running') {
         await Promise.race([this.#ended.promise, sleep(50)])
-        this.#checkGroup()
+        this.#group?.check()
       }
       if (this.#status === 'running') this.#note = `still running ${KILL_WAIT_AFTER_SIGKILL_MS} ms after SIGKILL (stuck in the kernel?)`
     })()
@@ -289,7 +298,7 @@ export class ManagedProcess {
   /** Stops following without ending the process (the host is closing; a later host may adopt it). */
   release(): void {
     clearInterval(this.#timer)
-    clearInterval(this.#groupTimer)
+    this.#group?.stop()
     // The relay goes on appending to the log without the host.
     this.#relay?.release()
     this.#child?.unref()
@@ -300,7 +309,7 @@ export class ManagedProcess {
   /** Stops reading the log; with `deleteLog` the log file is removed too. */
   async dispose(deleteLog: boolean): Promise<void> {
     clearInterval(this.#timer)
-    clearInterval(this.#groupTimer)
+    this.#group?.stop()
     this.#relay?.release()
     await this.tail.close()
     if (deleteLog) rmSync(this.spec.log, { force: true })
@@ -322,25 +331,9 @@ export class ManagedProcess {
     this.#exitCode = code
     this.#signal = signal
     this.#leaderEnded.resolve()
-    this.#checkGroup()
-    if (this.#status !== 'running') return
-    this.#groupTimer = setInterval(() => this.#checkGroup(), LIVENESS_EVERY_MS)
-    // A background group must not hold the host open; a foreground one is waited for or killed.
-    if (this.spec.background) this.#groupTimer.unref()
-  }
-
-  // After the leader exited: finish once the group is empty, else count who is left: the group and
-  // those that left it, but not bwrap's own processes (a PID namespace's first process).
-  #checkGroup(): void {
-    if (this.#status !== 'running' || this.adopted || !this.#leaderEnded.settled) return
-    if (!hasGroupMembers(this.spec.pid)) {
-      this.#finish(this.#exitCode, this.#signal, undefined)
-      return
-    }
-    const { members, outside } = commandProcesses(this.spec.pid)
-    let left = 0
-    for (const pid of [...members, ...outside]) if (!isBwrapProcess(pid)) left++
-    this.#stillRunning = Math.max(1, left)
+    if (this.#status !== 'running' || this.adopted) return
+    this.#group = new GroupWatch(this.spec.pid, this.spec.background, () => this.#finish(this.#exitCode, this.#signal, undefined))
+    this.#group.start()
   }
 
   #finish(code: number | null, signal: string | null, note: string | undefined): void {
@@ -349,12 +342,11 @@ export class ManagedProcess {
     this.#exitCode = code
     this.#signal = signal
     this.#endedAt = Date.now()
-    this.#stillRunning = 0
     const sent = this.#signalsSent.at(-1)
     if (note !== undefined) this.#note = note
     else if (this.adopted) this.#note = `${sent ? `ended after ${sent} was sent; ` : ''}exit code unknown: an adopted process is not a child of this host`
     clearInterval(this.#timer)
-    clearInterval(this.#groupTimer)
+    this.#group?.stop()
     this.#child?.stdin?.destroy()
     void this.#drain().finally(() => {
       // Without the relay the process's own failed writes cannot be seen: a nearly full disk is the likely reason.

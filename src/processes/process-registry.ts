@@ -235,6 +235,9 @@ export class ProcessRegistry implements ProcessService {
       options.signal?.addEventListener('abort', onAbort, { once: true })
       void (options.until === 'leader' ? managed.leaderExited : managed.exited).then(() => finish('exited'))
     })
+    // The shell has exited and only the sandbox's own process is left, ending just after it: the
+    // command has ended, so wait the moment for its group (not a process it left running).
+    if (outcome === 'exited' && managed.endingInSandbox) await endedWithin(managed, SANDBOX_ENDING_WAIT_MS)
     // An ended process's log has been read to its end once `exited` resolves.
     if (managed.status === 'exited') await managed.exited
     else await managed.tail.catchUp().catch(() => {})
@@ -346,4 +349,15 @@ export class ProcessRegistry implements ProcessService {
       if (!this.#records.has(id) && !this.#checkpoint.isInCharge(id)) return id
     }
   }
+}
+
+// How long `wait` gives the sandbox's own process to end after the command did (it normally takes
+// milliseconds; a loaded machine can take longer).
+const SANDBOX_ENDING_WAIT_MS = 2000
+
+// Resolves once `managed` has ended, or after `ms`, whichever is first.
+async function endedWithin(managed: ManagedProcess, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  await Promise.race([managed.exited, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))])
+  clearTimeout(timer)
 }

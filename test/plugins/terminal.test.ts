@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
@@ -207,6 +207,20 @@ describe('terminal', () => {
     const child = Number(/child (\d+)/.exec(result.content)?.[1])
     pids.add(child)
     expect(isProcessAlive(child)).toBe(false)
+  })
+
+  // With bwrap's PID namespace, bwrap reports the command's exit before its own init process in the
+  // namespace has ended: for a moment the group still has a member. A process named bwrap (a copy of
+  // sleep) plays that part here; the command is over, so nothing may be said to be left or stopped.
+  test('a command whose group holds only the sandbox\'s own process when its shell exits has ended: no process is said left running, none is stopped', async () => {
+    const host = await open({ processes: { kill_grace_ms: 300, containment: 'off' } })
+    const bin = mkdtempSync(path.join(os.tmpdir(), 'toolhost-fake-bwrap-'))
+    roots.push(bin)
+    const fake = path.join(bin, 'bwrap')
+    writeFileSync(fake, readFileSync(execFileSync('sh', ['-c', 'command -v sleep'], { encoding: 'utf8' }).trim()), { mode: 0o755 })
+    const result = await call(host, 'terminal', { command: `"${fake}" 0.4 >/dev/null 2>&1 & echo done` })
+    expect(result.ok).toBe(true)
+    expect(result.content).toMatch(/^\[proc_[0-9a-f]+: exited with code 0 after \d+ ms\]\ndone\n$/)
   })
 
   test('orphans: a background command whose shell forked and exited is running until its group ends; kill stops the group', async () => {
