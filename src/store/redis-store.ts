@@ -360,8 +360,10 @@ export class RedisStore implements CoordinationStore {
     try {
       return await run(client)
     } catch (error) {
-      // A reply error (a script's fault) is not an outage; a dropped connection is.
-      if (client.status !== 'ready') this.#lost(error)
+      // A reply error (a script's fault) is not an outage; a dropped connection is, and so is a
+      // socket that stopped taking writes before the client's status says so ("Stream isn't
+      // writeable"): that failure is the first to know, so it is the one said (once).
+      if (client.status !== 'ready' || !isReplyError(error)) this.#lost(error)
       throw this.#unavailable(error)
     }
   }
@@ -393,4 +395,9 @@ function tellSafely(tell: () => void): void {
   } catch {
     // an observer's fault costs the request nothing
   }
+}
+
+// An error Redis answered with (a script's or a command's fault), as ioredis names it.
+function isReplyError(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ReplyError'
 }
