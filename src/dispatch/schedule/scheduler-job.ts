@@ -54,7 +54,6 @@ export class Job implements PoolJob {
   /** Estimated ms of work on the longest chain starting here (its priority for a worker). */
   bottom = 0
   place: PoolPlace = 'none'
-  rate: RateSlot | undefined = undefined
   startedAt = 0
   /** Its waits, one per dep (the same empty array, frozen, until it has one: most calls wait for nothing). */
   waits: Wait[] = NO_WAITS
@@ -65,24 +64,14 @@ export class Job implements PoolJob {
   blockers = 0
   /** Its gate has not settled yet: its availability, permission or approval is still being decided. */
   held = false
-  gateError: ToolError | undefined = undefined
   execution: Execution | undefined = undefined
   /** The pool wait last announced to listeners (`waiting-worker` or `waiting-rate`). */
   poolWait: 'worker' | 'rate' | undefined = undefined
-  /** An interrupt arrived while the job was starting (e.g. from a 'started' listener). */
-  interruptPending = false
-  /** Interrupted while running: its duration says nothing about the tool. */
-  interrupted = false
   answered = false
   released = false
   /** Ended without starting (its approval refused, or interrupted first): it was nobody's wait. */
   skipped = false
-  submission: Submission | undefined = undefined
   storeStanding: StoreStanding = 'none'
-  /** The store's lease on this call's claim, given back on release. */
-  lease: Lease | undefined = undefined
-  /** Gives up the store request while asking (the call was released first). */
-  storeAbort: AbortController | undefined = undefined
   /** In the scheduler's reservations (unreleased), and its neighbours in their list (reservations.ts). */
   reserved = false
   reservedPrev: Job | undefined = undefined
@@ -91,9 +80,9 @@ export class Job implements PoolJob {
   sink: OutcomeSink | undefined = undefined
   /** The call's index in its submission, for the sink. */
   slot = 0
-  #promise: Promise<JobOutcome> | undefined = undefined
-  #resolve: ((outcome: JobOutcome) => void) | undefined = undefined
-  #answer: JobOutcome | undefined = undefined
+  // What most calls never set (a rate slot, a gate's error, an interrupt, the store's lease, the
+  // outcome promise), in an object made on first write: a job is a third smaller without them.
+  #rare: RareJobFields | undefined = undefined
 
   constructor(seq: number, call: SchedulableCall) {
     this.seq = seq
@@ -102,15 +91,83 @@ export class Job implements PoolJob {
     this.profile = call.profile
   }
 
-  /** Resolves with the call's one outcome (made on first use: a submission with a sink never asks). */
+  /** Its hold on its `rate_limits` group (a rate-limited call). */
+  get rate(): RateSlot | undefined {
+    return this.#rare?.rate
+  }
+
+  set rate(value: RateSlot | undefined) {
+    if (value !== undefined || this.#rare !== undefined) this.#more().rate = value
+  }
+
+  /** Why its gate refused it (an approval denied or failed). */
+  get gateError(): ToolError | undefined {
+    return this.#rare?.gateError
+  }
+
+  set gateError(value: ToolError | undefined) {
+    if (value !== undefined || this.#rare !== undefined) this.#more().gateError = value
+  }
+
+  /** An interrupt arrived while the job was starting (e.g. from a 'started' listener). */
+  get interruptPending(): boolean {
+    return this.#rare?.interruptPending ?? false
+  }
+
+  set interruptPending(value: boolean) {
+    if (value || this.#rare !== undefined) this.#more().interruptPending = value
+  }
+
+  /** Interrupted while running: its duration says nothing about the tool. */
+  get interrupted(): boolean {
+    return this.#rare?.interrupted ?? false
+  }
+
+  set interrupted(value: boolean) {
+    if (value || this.#rare !== undefined) this.#more().interrupted = value
+  }
+
+  /** Its submission, when that has a signal (the abort listener goes once all its calls are released). */
+  get submission(): Submission | undefined {
+    return this.#rare?.submission
+  }
+
+  set submission(value: Submission | undefined) {
+    if (value !== undefined || this.#rare !== undefined) this.#more().submission = value
+  }
+
+  /** The store's lease on this call's claim, given back on release. */
+  get lease(): Lease | undefined {
+    return this.#rare?.lease
+  }
+
+  set lease(value: Lease | undefined) {
+    if (value !== undefined || this.#rare !== undefined) this.#more().lease = value
+  }
+
+  /** Gives up the store request while asking (the call was released first). */
+  get storeAbort(): AbortController | undefined {
+    return this.#rare?.storeAbort
+  }
+
+  set storeAbort(value: AbortController | undefined) {
+    if (value !== undefined || this.#rare !== undefined) this.#more().storeAbort = value
+  }
+
+  /**
+   * Resolves with the call's one outcome (made on first use; `Scheduler.submit` asks for it at once).
+   * A job submitted with a sink has none: its sink is told instead.
+   */
   get outcome(): Promise<JobOutcome> {
-    if (this.#promise === undefined) {
-      const answered = this.#answer
-      this.#promise = answered !== undefined ? Promise.resolve(answered) : new Promise<JobOutcome>((resolve) => {
-        this.#resolve = resolve
+    if (this.sink !== undefined) throw new Error(`scheduler: call ${this.call.id} reports to a sink; it has no outcome promise`)
+    const rare = this.#more()
+    if (rare.promise === undefined) {
+      const answered = rare.answer
+      rare.promise = answered !== undefined ? Promise.resolve(answered) : new Promise<JobOutcome>((resolve) => {
+        rare.resolve = resolve
       })
     }
-    return this.#promise
+    return rare.promise
   }
 
   /** Waits for `earlier`'s release (`earlier` is unreleased: reserved, or of the same submission). */
@@ -142,9 +199,31 @@ export class Job implements PoolJob {
 
   answer(outcome: JobOutcome): void {
     this.answered = true
-    if (this.#resolve !== undefined) this.#resolve(outcome)
-    else this.#answer = outcome
-    this.sink?.answer(this.slot, outcome)
+    if (this.sink !== undefined) {
+      this.sink.answer(this.slot, outcome)
+      return
+    }
+    const resolve = this.#rare?.resolve
+    if (resolve !== undefined) resolve(outcome)
+    else this.#more().answer = outcome
   }
+
+  #more(): RareJobFields {
+    return (this.#rare ??= new RareJobFields())
+  }
+}
+
+// The fields of a job that most calls never set (see `Job`).
+class RareJobFields {
+  rate: RateSlot | undefined = undefined
+  gateError: ToolError | undefined = undefined
+  interruptPending = false
+  interrupted = false
+  submission: Submission | undefined = undefined
+  lease: Lease | undefined = undefined
+  storeAbort: AbortController | undefined = undefined
+  promise: Promise<JobOutcome> | undefined = undefined
+  resolve: ((outcome: JobOutcome) => void) | undefined = undefined
+  answer: JobOutcome | undefined = undefined
 }
 
