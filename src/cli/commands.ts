@@ -120,7 +120,8 @@ function describeEnvFile(host: Host): string {
 /** `toolhost call NAME [JSON]`: one call; prints its content (or the result with --json). */
 export async function callCommand(host: Host, args: CliArgs, io: Output): Promise<number> {
   const [name, json] = args.positionals
-  if (!name) throw new ToolhostError('E_USAGE', 'call needs a tool name: toolhost call NAME [JSON]')
+  // A name given, even "" (a hostile or generated one), is a call: the host answers it (E_TOOL_UNKNOWN).
+  if (name === undefined) throw new ToolhostError('E_USAGE', 'call needs a tool name: toolhost call NAME [JSON]')
   // A JSON argument the shell split at its spaces would otherwise be cut silently.
   if (args.positionals.length > 2) {
     throw new ToolhostError('E_USAGE', `call takes a tool name and one JSON argument, got ${args.positionals.length - 1} arguments after the name; quote the JSON: toolhost call ${name} '{"key": "value"}'`)

@@ -162,6 +162,14 @@ describe('toolhost call', () => {
     expect(JSON.parse(run.stdout)).toEqual({ id: 'call_1', name: 'echo', ok: true, content: 'x' })
   })
 
+  // A name given is a call, even an empty one (a generated or hostile name): it gets its coded
+  // result, not a usage error (only a missing name is one).
+  test('call with an empty name: E_TOOL_UNKNOWN in its result, exit 1', async () => {
+    const run = await toolhost(withFixtures('call', '', '{}', '--json', '--plugins', BASICS))
+    expect(run.code).toBe(1)
+    expect(JSON.parse(run.stdout)).toMatchObject({ id: 'call_1', ok: false, error: { code: 'E_TOOL_UNKNOWN', message: expect.stringMatching(/^there is no tool named ""/) } })
+  })
+
   test('human output: the content on stdout', async () => {
     const run = await toolhost(withFixtures('call', 'greet', '{"name":"Ada"}', '--plugins', OK))
     expect(run).toMatchObject({ code: 0, stdout: 'hello Ada\n' })

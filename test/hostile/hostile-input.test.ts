@@ -88,8 +88,10 @@ describe('createHost().run()', () => {
 })
 
 describe('the CLI', { timeout: 120_000 }, () => {
+  // The command, then the options, then the rest: a `--` in the rest makes every later word a
+  // positional, whatever it looks like.
   function toolhost(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    const child = spawn(process.execPath, [BIN, ...args, '--config', config, '--root', sb.root], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [BIN, args[0]!, '--config', config, '--root', sb.root, ...args.slice(1)], { stdio: ['ignore', 'pipe', 'pipe'] })
     return outputOf(child)
   }
 
@@ -108,7 +110,8 @@ describe('the CLI', { timeout: 120_000 }, () => {
   test('call: a hostile call answered with a coded result; then the CLI answers an echo', async () => {
     // Command-line arguments are bounded by the OS (128 KiB each): keep the JSON below that.
     const [call] = fc.sample(hostileBatch.map((calls) => calls[0]!).filter((c) => jsonText(c.arguments).length < 100_000 && c.name.length < 1000 && !c.name.includes('\u0000')), { seed: SEED, numRuns: 1 })
-    const run = await toolhost(['call', call!.name, typeof call!.arguments === 'string' ? call!.arguments : jsonText(call!.arguments), '--json'])
+    // After `--`: a generated name may start with "-" (or be empty); it is still the tool's name.
+    const run = await toolhost(['call', '--json', '--', call!.name, typeof call!.arguments === 'string' ? call!.arguments : jsonText(call!.arguments)])
     expect([0, 1], `seed ${SEED}: ${run.stderr}`).toContain(run.code)
     const result = JSON.parse(run.stdout) as ToolResult
     expect(answerProblems([{ ...call!, id: 'call_1' }], [result])).toEqual([])
