@@ -8,6 +8,8 @@
 // sets of `host|ticket`. The lease hashes of other hosts are reached by name, not through KEYS:
 // one Redis, not Redis Cluster.
 
+import type { Redis } from 'ioredis'
+
 const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`
 
@@ -183,3 +185,16 @@ return 1`
 /** Gives a concurrency place back. KEYS: conc:<rule>. ARGV: member, channel. */
 export const RELEASE_PLACE = `if redis.call('SREM', KEYS[1], ARGV[1]) > 0 then redis.call('PUBLISH', ARGV[2], 'place') end
 return 1`
+
+/** Every script, by the command name it is defined under on each client (`defineCommand`). */
+export const SCRIPTS = { toolhostGrant: GRANT, toolhostRelease: RELEASE, toolhostRenew: RENEW, toolhostLeave: LEAVE, toolhostTakePlace: TAKE_PLACE, toolhostReleasePlace: RELEASE_PLACE, toolhostShareEstimates: SHARE_ESTIMATES }
+
+/**
+ * Runs a script defined on the client, given its number of keys, keys and arguments.
+ *
+ * @example
+ * await script(client, 'toolhostRenew', 1, keys.hosts, hostId, String(leaseMs))
+ */
+export function script(client: Redis, name: keyof typeof SCRIPTS, ...args: Array<string | number>): Promise<unknown> {
+  return (client as unknown as Record<string, (...a: Array<string | number>) => Promise<unknown>>)[name]!(...args)
+}

@@ -6,7 +6,7 @@ import { ToolhostError, describeThrown } from '../contract/errors.js'
 import type { Logger } from '../contract/types.js'
 import { claimConflict, type Claim } from './claims.js'
 import type { AcquireOptions, CoordinationStore, ForeignWait, HeldClaim, Lease, LeaseRequest, RateOptions, RateTicket, SharedEstimate, SharedRateRule } from './coordination-store.js'
-import { GRANT, LEAVE, RELEASE, RELEASE_PLACE, RENEW, SHARE_ESTIMATES, TAKE_PLACE } from './redis-scripts.js'
+import { script, SCRIPTS } from './redis-scripts.js'
 import { readRedisUrl, type RedisTarget } from './redis-url.js'
 import { newId } from './state-store.js'
 import { WAITER_TTL_MS } from './store-state.js'
@@ -380,13 +380,6 @@ export class RedisStore implements CoordinationStore {
     const reason = claimConflict(held.claim, wanted, held.call, host) ?? `${held.call} on ${host} holds what this call touches`
     return { id: held.call, host, reason: waiting ? `${reason} (waiting before this call)` : reason }
   }
-}
-
-const SCRIPTS = { toolhostGrant: GRANT, toolhostRelease: RELEASE, toolhostRenew: RENEW, toolhostLeave: LEAVE, toolhostTakePlace: TAKE_PLACE, toolhostReleasePlace: RELEASE_PLACE, toolhostShareEstimates: SHARE_ESTIMATES }
-
-// A script defined on the client (`defineCommand`), given its number of keys, keys and arguments.
-function script(client: Redis, name: keyof typeof SCRIPTS, ...args: Array<string | number>): Promise<unknown> {
-  return (client as unknown as Record<string, (...a: Array<string | number>) => Promise<unknown>>)[name]!(...args)
 }
 
 function tellSafely(tell: () => void): void {
