@@ -212,14 +212,14 @@ export async function runCost(options: BenchOptions): Promise<{ tables: Table[];
   // a host does when batches arrive from a model: one append per batch.
   const audit = (host.authoriser as PermissionGate).audit
   const flushAudit = (): Promise<void> => audit.flush()
-  await audit.flush()
+  await flushAudit()
   const eightAudited = await measure(runs, Math.round(1000 * scale), 1, async () => {
     await host.run(eight)
-    await audit.flush()
+    await flushAudit()
   })
   const kAudited = await measure(runs, Math.max(3, Math.round(20 * scale)), 1000, async () => {
     await host.run(thousand)
-    await audit.flush()
+    await flushAudit()
   })
   const sustainedCalls = options.quick ? 40_000 : 200_000
   const sustained8 = await sustain(host, 8, sustainedCalls)

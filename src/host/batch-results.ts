@@ -1,5 +1,4 @@
-import { describeThrown } from '../contract/errors.js'
-import type { AnyTool, ToolCall, ToolResult } from '../contract/types.js'
+import type { ToolResult } from '../contract/types.js'
 import type { AuthoriseItem } from '../dispatch/admit/authorise-item.js'
 import type { ResultShaper } from '../dispatch/results/result-shaper.js'
 import type { JobOutcome, OutcomeSink } from '../dispatch/schedule/scheduler.js'
@@ -50,19 +49,15 @@ export class BatchResults implements OutcomeSink {
     try {
       shaped = this.#shaper.shapeDone(item, outcome, this.#trace)
     } catch (thrown) {
-      shaped = this.#unshaped(item.call, item.tool, outcome, thrown)
+      shaped = this.#shaper.unreadable(item, outcome, this.#trace, thrown)
     }
     if (shaped instanceof Promise) {
       shaped.then(
         (result) => this.put(item.index, result),
-        (thrown: unknown) => this.put(item.index, this.#unshaped(item.call, item.tool, outcome, thrown)),
+        (thrown: unknown) => this.put(item.index, this.#shaper.unreadable(item, outcome, this.#trace, thrown)),
       )
     } else {
       this.put(item.index, shaped)
     }
-  }
-
-  #unshaped(call: ToolCall, tool: AnyTool, outcome: JobOutcome, thrown: unknown): ToolResult {
-    return this.#shaper.error(call, { code: 'E_TOOL_FAILED', message: `${tool.name}'s result could not be shaped: ${describeThrown(thrown)}` }, this.#trace, outcome.waits)
   }
 }

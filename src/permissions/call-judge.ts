@@ -137,10 +137,10 @@ export class CallJudge {
     const needsApproval = tool.needsApproval === false ? false : needsApprovalFor(item, args, host)
     const pathScoped = tool.pathScoped || this.#pathScoped.has(tool.name)
     const context = pathScoped ? { root: host.root, caseInsensitive: this.#caseInsensitive, pathScoped } : this.#plainContext(host.root)
+    const behaviour = this.#behaviourContext(host.root)
     if (!pathScoped && args === item.args && !this.#rulesName(tool.name) && !this.#session.hasTool(tool.name)) {
       // No rule names the tool, no session approval covers it, and a subject that is not paths is
       // never a file edit: the decision cannot depend on the subject.
-      const behaviour = this.#behaviourContext(host.root)
       const destructive = safeDestructive(tool, args, behaviour)
       const facts: CallFacts = { readOnly: safeReadOnly(tool, args, behaviour), destructive, edit: false }
       const decision = this.#decide(tool.name, NO_SUBJECTS, facts, toolSay, false, needsApproval, item.hookAsk)
@@ -149,7 +149,6 @@ export class CallJudge {
     const subject = subjectOf(tool, args, context)
     const subjects = args === item.args ? [subject] : [subject, subjectOf(tool, item.args, context)]
     const keys = subjects.flatMap(subjectKeys)
-    const behaviour = this.#behaviourContext(host.root)
     const destructive = safeDestructive(tool, args, behaviour)
     const facts: CallFacts = { readOnly: safeReadOnly(tool, args, behaviour), destructive, edit: isEditCall(tool.name, subject, destructive) }
     const decision = this.#decide(tool.name, subjects, facts, toolSay, this.#session.covers(tool.name, keys), needsApproval, item.hookAsk)

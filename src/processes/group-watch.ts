@@ -38,12 +38,7 @@ export class GroupWatch {
   }
 
   start(): void {
-    if (this.#check()) this.#next()
-  }
-
-  /** Looks now (a kill waiting for the group to end); `onEmpty` if it is empty. */
-  check(): void {
-    this.#check()
+    if (this.check()) this.#next()
   }
 
   /** Stops looking (the command ended, or the host stopped following it). */
@@ -57,13 +52,13 @@ export class GroupWatch {
     const fast = this.sandboxOnly && this.#fastChecks < SANDBOX_ENDING_CHECKS
     if (fast) this.#fastChecks++
     this.#timer = setTimeout(() => {
-      if (this.#check()) this.#next()
+      if (this.check()) this.#next()
     }, fast ? SANDBOX_ENDING_EVERY_MS : LIVENESS_EVERY_MS)
     if (this.#background) this.#timer.unref()
   }
 
-  // False once the group is empty (onEmpty was called).
-  #check(): boolean {
+  /** Looks now (also for a kill waiting for the group to end): false once the group is empty (`onEmpty` was called). */
+  check(): boolean {
     if (this.#done) return false
     if (!hasGroupMembers(this.#pgid)) {
       this.stop()

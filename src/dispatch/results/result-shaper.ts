@@ -78,13 +78,14 @@ export class ResultShaper {
     // one call's odd value must never reject the whole batch or leave its slot unanswered.
     try {
       const result = this.#shapeRan(item, outcome, trace)
-      return result instanceof Promise ? result.catch((thrown: unknown) => this.#unreadable(item, outcome, trace, thrown)) : result
+      return result instanceof Promise ? result.catch((thrown: unknown) => this.unreadable(item, outcome, trace, thrown)) : result
     } catch (thrown) {
-      return this.#unreadable(item, outcome, trace, thrown)
+      return this.unreadable(item, outcome, trace, thrown)
     }
   }
 
-  #unreadable(item: AuthoriseItem, outcome: JobOutcome, trace: boolean, thrown: unknown): ToolResult {
+  /** The error result of a call whose value could not be shaped (`thrown`: what went wrong). */
+  unreadable(item: AuthoriseItem, outcome: JobOutcome, trace: boolean, thrown: unknown): ToolResult {
     return this.error(item.call, { code: 'E_TOOL_FAILED', message: `${item.tool.name}'s result could not be read: ${describeThrown(thrown)}; a tool must return a string, content blocks or a JSON-serialisable value` }, trace, outcome.waits)
   }
 
