@@ -80,7 +80,9 @@ describe.skipIf(problem !== undefined)('processes.containment: auto, the file sa
     const host = await open()
     const started = await host.call({ id: 'bg', name: 'terminal', arguments: { command: ESCAPES, background: true } })
     const id = idOf(started.content)
-    await eventually(async () => (await host.services.processes.poll(id)).stillRunning === 3)
+    // The count is of processes, and while the command forks it passes 3 before all three sleeps
+    // are there (a subshell or a fork not yet exec'd counts), so wait for the sleeps and the count.
+    await eventually(async () => sleepsOf(markerOf(host, id)).length === 3 && (await host.services.processes.poll(id)).stillRunning === 3)
     const polled = JSON.parse((await host.call({ id: 'p', name: 'process', arguments: { action: 'poll', id } })).content)
     expect(polled).toMatchObject({ status: 'running', stillRunning: 3, note: 'its shell exited with code 0, but 3 processes it started are still running in its group' })
     const sleeps = sleepsOf(markerOf(host, id))
