@@ -100,24 +100,27 @@ export class HostAdmission {
    */
   run(given: readonly ToolCall[], options: RunOptions): Promise<ToolResult[]> {
     if (this.#hooks.inForce() !== undefined || this.#events.isListening) return Promise.all(this.schedule(given, options))
-    const host = this.#host
-    const calls = this.#strict.prepare(given, host.registry, argumentLimitsOf(host.config))
+    const staged = this.#stage(given)
     const batch = ++this.#batches
-    const staged = stageCalls(calls, this.#admit)
     const hidden = hiddenTools(staged, this.#admit)
     return (hidden instanceof Promise ? undefined : this.#admitNowInto(staged, hidden, options, batch)) ?? Promise.all(this.#admitGated(staged, hidden, options, batch, undefined))
   }
 
   /** One promised result per call, in call order; none rejects for a call's fault. */
   schedule(given: readonly ToolCall[], options: RunOptions): Promise<ToolResult>[] {
-    const host = this.#host
-    const calls = this.#strict.prepare(given, host.registry, argumentLimitsOf(host.config))
+    const staged = this.#stage(given)
     const batch = ++this.#batches
-    const staged = stageCalls(calls, this.#admit)
     const hooks = this.#hooks.inForce()
     if (hooks !== undefined && this.#hooks.hasBefore(staged, hooks)) return this.#admitHooked(staged, hooks, options, batch)
     const hidden = hiddenTools(staged, this.#admit)
     return (hidden instanceof Promise ? undefined : this.#admitNow(staged, hidden, options, batch, hooks)) ?? this.#admitGated(staged, hidden, options, batch, hooks)
+  }
+
+  // The batch's calls staged (each looked up and its arguments validated), after the nulls strict
+  // mode introduced are taken out of the calls to tools offered strictly.
+  #stage(given: readonly ToolCall[]): Staged[] {
+    const host = this.#host
+    return stageCalls(this.#strict.prepare(given, host.registry, argumentLimitsOf(host.config)), this.#admit)
   }
 
   // The context whose messages suit who reads these calls' errors (`RunOptions.audience`, else the host's).
