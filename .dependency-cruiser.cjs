@@ -14,7 +14,7 @@ const TIERS = [
   { loader: ['^src/loader/'], processes: ['^src/processes/'], 'dispatch/admit': ['^src/dispatch/admit/'], 'dispatch/execute': ['^src/dispatch/execute/'] },
   { 'dispatch/schedule': ['^src/dispatch/schedule/'], permissions: ['^src/permissions/'], 'mcp-client': ['^src/mcp-client/'], hooks: ['^src/hooks/'] },
   { 'dispatch/results': ['^src/dispatch/results/'], observe: ['^src/observe/'] },
-  { otel: ['^src/otel/'] },
+  { otel: ['^src/otel/'], pipeline: ['^src/pipeline/'] },
   // Host and createHost.
   { host: ['^src/host/'] },
   // What serves a host to someone.

@@ -99,26 +99,74 @@ export interface BehaviourContext {
 
 /** What a handler receives besides its arguments. */
 export interface ToolContext {
-  /** Aborts on timeout or interrupt; a handler should stop soon after. */
-  readonly signal: AbortSignal
-  readonly callId: string
-  /** The canonical workspace root. */
-  readonly root: string
-  readonly config: ToolhostConfig
-  /** The host's log; lines also reach an MCP client that made the call (`notifications/message`). */
-  readonly log: Logger
-  readonly session: SessionState
-  /** Present when the host can ask a person: text questions, or structured ones with a `schema`. */
-  readonly ask: Asker | undefined
+  /** This call: its id, its tool, and the signal that aborts it (timeout, interrupt). The id comes from the model: untrusted text. */
+  readonly call: CallInfo
+  /** Where the call may act: the canonical workspace root (every path must stay under it), the session's state. */
+  readonly workspace: WorkspaceContext
+  /**
+   * What the host runs with: `config`, the config in force, and `env`, the environment `requiresEnv`
+   * is checked against and the .env file is loaded into. Read settings such as API keys from
+   * `settings.env`, not from `process.env`.
+   */
+  readonly settings: SettingsContext
   /** Host services a tool may use: `processes`, the host's process registry (what `terminal` runs commands with). */
   readonly services: ToolServices
-  /**
-   * The host's environment: the one `requiresEnv` is checked against and the .env file is loaded
-   * into. Read settings such as API keys from here, not from `process.env`.
-   */
+  /** How the call reports: `progress` of a long call (shown by the CLI, sent as MCP progress) and `log` lines (they also reach an MCP client that made the call). */
+  readonly report: CallReport
+  /** Present when the host can ask a person: text questions, or structured ones with a `schema`. The answer is the person's, not the model's. */
+  readonly ask: Asker | undefined
+  /** @deprecated Read `ctx.call.signal`. */
+  readonly signal: AbortSignal
+  /** @deprecated Read `ctx.call.id`. */
+  readonly callId: string
+  /** @deprecated Read `ctx.workspace.root`. */
+  readonly root: string
+  /** @deprecated Read `ctx.settings.config`. */
+  readonly config: ToolhostConfig
+  /** @deprecated Read `ctx.report.log`. */
+  readonly log: Logger
+  /** @deprecated Read `ctx.workspace.session`. */
+  readonly session: SessionState
+  /** @deprecated Read `ctx.settings.env`. */
   readonly env: NodeJS.ProcessEnv
-  /** Reports progress of a long call (shown by the CLI, sent as MCP progress). */
+  /** @deprecated Call `ctx.report.progress`. */
   progress(message: string, progress?: number, total?: number): void
+}
+
+/** Where a host's calls act. */
+export interface WorkspaceContext {
+  /** The canonical (real, case-resolved) workspace root: the wall no path may cross. */
+  readonly root: string
+  /** True when the root's file system ignores case (paths are compared folded). */
+  readonly caseInsensitive: boolean
+  /** State kept for the host's session (the terminal's working folder, tools' values). */
+  readonly session: SessionState
+}
+
+/** What a host runs with. */
+export interface SettingsContext {
+  /** The config in force: read each time it is needed, since a reloaded config.yaml replaces it. */
+  readonly config: ToolhostConfig
+  /** The environment tools are gated on (`requiresEnv`) and the .env file is loaded into. */
+  readonly env: NodeJS.ProcessEnv
+}
+
+/** `ctx.call`: the call a handler is running. */
+export interface CallInfo {
+  /** The call's id, as the model (or client) sent it: untrusted text, unique within its batch. */
+  readonly id: string
+  /** The name of the tool that runs it. */
+  readonly tool: string
+  /** Aborts on timeout or interrupt; a handler should stop soon after. */
+  readonly signal: AbortSignal
+}
+
+/** `ctx.report`: how a call reports while it runs. */
+export interface CallReport {
+  /** Progress of a long call (shown by the CLI, sent as MCP progress). */
+  progress(message: string, progress?: number, total?: number): void
+  /** The host's log; lines also reach an MCP client that made the call (`notifications/message`). */
+  readonly log: Logger
 }
 
 /**

@@ -1,7 +1,5 @@
-/** The host's option, service and stage types (types only), kept apart so host.ts holds behaviour. */
+/** The host's option and service types (types only), kept apart so the host holds behaviour. */
 import type { DispatchMode, PermissionMode } from '../config/types.js'
-import type { ExplainedCall } from '../dispatch/schedule/explain-plan.js'
-import type { Footprint, FootprintOrigin } from '../dispatch/admit/footprint.js'
 import type { ConfigSource } from './setup.js'
 import type { Audience } from '../contract/messages.js'
 import type { ConfigWatcher } from '../loader/watch-config.js'
@@ -12,7 +10,7 @@ import type { Authoriser } from '../permissions/authoriser.js'
 import type { ProcessRegistry } from '../processes/process-registry.js'
 import type { ToolRegistry } from '../registry/registry.js'
 import type { CoordinationStore } from '../store/coordination-store.js'
-import type { AskHandler, Logger, ToolError } from '../contract/types.js'
+import type { AskHandler, Logger } from '../contract/types.js'
 import type { CallHooks } from '../contract/hook-types.js'
 
 /**
@@ -105,43 +103,5 @@ export interface DefinitionsQuery {
   strict?: boolean
 }
 
-export interface RunOptions {
-  signal?: AbortSignal
-  mode?: DispatchMode
-  /** Add startedAt/endedAt/waitedFor to each result. */
-  trace?: boolean
-  /**
-   * Who sent these calls, when it is not the embedding itself: written as `principal` on each of
-   * their audit lines (the permission system's and the hooks'), e.g. `console` for the console's
-   * form. It grants nothing: the calls are validated, authorised, hooked and rate-limited like any.
-   */
-  principal?: string
-  /**
-   * Who reads these calls' errors, when not the host's `audience`: the advice in a message (what
-   * makes a hidden tool available, how to allow a call) suits them. The console's form says `person`.
-   */
-  audience?: Audience
-}
-
-/**
- * One call of a plan, as `explain` shows it. A call the permission system would deny is left out of
- * the wait graph (it would never run); a wait on a call that asks a person carries `ifAllowed`.
- */
-export interface PlannedCall extends Partial<Omit<ExplainedCall, 'waitsFor'>> {
-  id: string
-  name: string
-  /** Present when the call would fail before running. */
-  error?: ToolError
-  footprint?: Footprint
-  /** Who decided the kind of footprint: the tool's declarations, config `dispatch.*`, or the default. */
-  footprintFrom?: FootprintOrigin
-  /** What the permission system would decide (allow, ask or deny), by whom and why. */
-  permission?: { outcome: 'allow' | 'ask' | 'deny'; by: string; reason: string }
-  /**
-   * The hooks the call would go through, in order (`before_call hooks.before_call[0]`,
-   * `after_call "redact"`). `explain` runs none: what they decide is in the audit log and the
-   * `hook` events when the call runs, and the permission above is before any rewrite.
-   */
-  hooks?: string[]
-  waitsFor: ExplainedCall['waitsFor']
-}
+export type { RunOptions } from '../pipeline/run-options.js'
+export type { PlannedCall } from '../pipeline/planned-call.js'

@@ -4,16 +4,16 @@ import { StrictTools } from '../dispatch/admit/strict-tools.js'
 import { renderDefinitions, renderResults, type DefinitionsOf, type MessagesOf } from '../adapters/render.js'
 import { withLiveKeys } from '../config/live-config.js'
 import { DISPATCH_MODES, type DispatchMode, type ToolhostConfig } from '../config/types.js'
-import { admitCalls, behaviourSets, blockerOf, computeFootprint, type AdmitContext, type Admission } from '../dispatch/admit/admit.js'
-import { argumentLimitsOf } from '../dispatch/admit/argument-limits.js'
+import { behaviourSets, type AdmitContext } from '../dispatch/admit/admit.js'
 import { DurationEstimates } from '../dispatch/schedule/duration-estimates.js'
-import { explainPlan } from '../dispatch/schedule/explain-plan.js'
-import { footprintOrigin, type Footprint, type FootprintContext } from '../dispatch/admit/footprint.js'
+import type { Footprint, FootprintContext } from '../dispatch/admit/footprint.js'
 import { ResultShaper } from '../dispatch/results/result-shaper.js'
 import { Scheduler } from '../dispatch/schedule/scheduler.js'
 import type { WorkerPool } from '../dispatch/schedule/worker-pool.js'
 import { describeThrown } from '../contract/errors.js'
-import { HostAdmission } from './admission.js'
+import { CallLifecycle } from '../pipeline/call-lifecycle.js'
+import { AllResults, AsCompleted } from '../pipeline/result-sinks.js'
+import type { HostContext } from '../contract/host-context.js'
 import { checkChoice } from './setup.js'
 import type { DefinitionsQuery, HostOptions, HostServices, PlannedCall, RunOptions } from './host-types.js'
 import { Listeners } from '../contract/listeners.js'
@@ -81,7 +81,8 @@ export class Host {
   readonly #closers: Array<() => void | Promise<void>> = []
   readonly #admit: AdmitContext
   readonly #strict = new StrictTools()
-  readonly #admission: HostAdmission
+  readonly #lifecycle: CallLifecycle
+  readonly #context: HostContext
 
   /**
    * Hosts come from `createHost`, which resolves `setup` (the config with the permission options in
@@ -110,7 +111,14 @@ export class Host {
     // The config is read as calls arrive: live limits (a reloaded config.yaml) apply at once.
     const config = (): ToolhostConfig => this.#config
     this.#admit = { registry: this.registry, get config() { return config() }, env: this.env, canAsk: this.ask !== undefined, audience: this.audience }
-    const results = new ResultShaper(this, caseInsensitive, (high) => this.#scheduler.pool.throttle(high))
+    // The context every stage reads (one object per host; the config getter reads the one in force).
+    const host = this
+    this.#context = {
+      workspace: { root: setup.root, caseInsensitive, session: this.session },
+      settings: { get config() { return config() }, env: this.env },
+      offers: { services: parts.services, log: parts.log, ask: this.ask },
+    }
+    const results = new ResultShaper(this.#context, this.registry, (high) => this.#scheduler.pool.throttle(high))
     const origin = performance.now()
     this.#now = options.now ?? (() => Math.round((performance.now() - origin) * 1000) / 1000)
     this.#scheduler = new Scheduler({
@@ -125,7 +133,20 @@ export class Host {
       // A store of this process alone has nothing to say about a call: the scheduler is it.
       ...(parts.services.store.scope === 'process' ? {} : { store: parts.services.store }),
     })
-    this.#admission = new HostAdmission({ host: this, scheduler: this.#scheduler, strict: this.#strict, admit: this.#admit, events: this.#events, results, now: this.#now })
+    this.#lifecycle = new CallLifecycle({
+      context: this.#context,
+      codeHooks: this.hooks,
+      registry: this.registry,
+      get authoriser() { return host.authoriser },
+      admit: this.#admit,
+      mode: this.mode,
+      scheduler: this.#scheduler,
+      shaper: results,
+      strict: this.#strict,
+      footprints: this.#footprints,
+      events: this.#events,
+      now: this.#now,
+    })
     // Estimates a previous run left (`dispatch.duration_estimates`); a bad file is reported and ignored.
     this.#scheduler.estimates.load((message) => this.log.warn(message))
   }
@@ -244,27 +265,19 @@ export class Host {
    */
   async run(callsOrMessage: readonly ToolCall[] | object, options: RunOptions = {}): Promise<ToolResult[]> {
     checkChoice('host.run(calls, { mode })', options.mode, DISPATCH_MODES)
-    return this.#admission.run(toCalls(callsOrMessage), options)
+    const calls = toCalls(callsOrMessage)
+    const all = new AllResults(calls.length)
+    void this.#lifecycle.handle(calls, options, all)
+    return all.promise
   }
 
   /** A batch whose results are yielded as each completes (completion order). */
   async *stream(callsOrMessage: readonly ToolCall[] | object, options: RunOptions = {}): AsyncGenerator<ToolResult, void, undefined> {
     checkChoice('host.stream(calls, { mode })', options.mode, DISPATCH_MODES)
-    const pending = this.#admission.schedule(toCalls(callsOrMessage), options)
-    // Results queue up as they complete; one wake-up per wait (a Promise.race over every open
-    // result per yield would cost O(n²) reactions on a large batch).
-    const done: ToolResult[] = []
-    let wake: (() => void) | undefined
-    for (const result of pending) {
-      void result.then((r) => {
-        done.push(r)
-        wake?.()
-      })
-    }
-    for (let next = 0; next < pending.length; next++) {
-      while (done.length <= next) await new Promise<void>((resolve) => (wake = resolve))
-      yield done[next]!
-    }
+    const calls = toCalls(callsOrMessage)
+    const done = new AsCompleted(calls.length)
+    void this.#lifecycle.handle(calls, options, done)
+    yield* done
   }
 
   /**
@@ -275,29 +288,12 @@ export class Host {
   async explain(calls: readonly ToolCall[], options: { mode?: DispatchMode } = {}): Promise<{ mode: DispatchMode; calls: PlannedCall[] }> {
     checkChoice('host.explain(calls, { mode })', options.mode, DISPATCH_MODES)
     const mode = options.mode ?? this.mode
-    // Read once into plain calls, as run does: a getter or Proxy costs its own call, never the plan.
-    const admissions = await admitCalls(this.#strict.prepare(toCalls(calls), this.registry, argumentLimitsOf(this.config)), this.#admit)
-    const runnable = admissions.filter((a): a is Extract<Admission, { ok: true }> => a.ok)
-    const permissions = this.authoriser.preview ? await this.authoriser.preview(runnable.map((a) => ({ index: a.index, call: a.call, tool: a.tool, args: a.args })), { host: this }) : []
-    const inputs = runnable.map((a, i) => ({ id: a.call.id, footprint: this.footprintOf(a.tool, a.args), profile: this.#scheduler.profileOf(a.tool.name, a.tool.toolset), ...(permissions[i] ? { permission: permissions[i] } : {}) }))
-    const pool = this.#scheduler.pool
-    const plan = explainPlan(mode, inputs, blockerOf(admissions), { workers: pool.concurrency, estimates: this.#scheduler.estimates, ruleOf: (profile) => pool.ruleOf(profile) })
-    const byIndex = new Map(runnable.map((a, i) => [a.index, i]))
-    return {
-      mode,
-      calls: admissions.map((a) => {
-        const i = byIndex.get(a.index)
-        if (!a.ok || i === undefined) return { id: a.call.id, name: a.call.name, ...(a.ok ? {} : { error: a.error }), waitsFor: [] }
-        const permission = permissions[i]
-        const hooks = this.#admission.hooksFor(a.tool.name)
-        return { id: a.call.id, name: a.call.name, footprint: inputs[i]!.footprint, footprintFrom: footprintOrigin(a.tool, this.#footprints.sets), ...(permission ? { permission } : {}), ...(hooks.length > 0 ? { hooks } : {}), ...plan[i]! }
-      }),
-    }
+    return { mode, calls: await this.#lifecycle.preview(toCalls(calls), mode) }
   }
 
   /** A call's footprint with this host's root and behaviour sets. */
   footprintOf(tool: AnyTool, args: Record<string, unknown>): Footprint {
-    return computeFootprint(tool, args, this.#footprints)
+    return this.#lifecycle.footprintOf(tool, args)
   }
 
   /**
@@ -308,7 +304,7 @@ export class Host {
    */
   async close(): Promise<void> {
     this.authoriser.shutdown?.()
-    await this.#admission.close()
+    await this.#lifecycle.close()
     await this.#scheduler.close(this.config.dispatch.interrupt_grace_ms)
     for (const closer of this.#closers.splice(0).reverse()) await closer()
     await this.#scheduler.estimates.save((message) => this.log.warn(message))

@@ -1,34 +1,22 @@
-// The authorisation stage as the host calls it, and the part of a host an authoriser reads. The
-// host satisfies `AuthorisingHost` as it is; permissions never import the host.
-import type { ToolhostConfig } from '../config/types.js'
+// The authorisation stage as the host calls it, and the part of a host an authoriser reads. Permissions
+// never import the host: they read the `HostContext` it hands them.
 import type { AuthoriseDecision, AuthoriseItem } from '../dispatch/admit/authorise-item.js'
-import type { RegistryEntry } from '../registry/registry.js'
-import type { AskHandler, Logger, SessionState, ToolServices } from '../contract/types.js'
+import type { ToolEntries } from '../registry/registry.js'
+import type { HostContext } from '../contract/host-context.js'
 import type { StandbyApprover } from './approvals.js'
 import type { AuditEntry } from './audit.js'
-
-/**
- * What an authoriser may read of the host whose calls it decides: what a tool's `checkPermissions`
- * gets in its context (root, config, log, session, ask, services, env), and the registry, to check
- * the arguments a permission check put in place of the model's.
- */
-export interface AuthorisingHost {
-  readonly root: string
-  /** The config in force (a reloaded config.yaml's live keys included). */
-  readonly config: ToolhostConfig
-  readonly log: Logger
-  readonly session: SessionState
-  readonly ask: AskHandler | undefined
-  readonly services: ToolServices
-  readonly env: NodeJS.ProcessEnv
-  readonly registry: { entry(name: string): RegistryEntry | undefined }
-}
 
 /** What an authoriser is told besides the calls: the run's signal, and the host asking. */
 export interface AuthoriseContext {
   signal?: AbortSignal
-  host: AuthorisingHost
+  /** The host asking: its workspace, settings (the config in force) and what it offers calls. */
+  host: HostContext
+  /** The registry's entries: to check the arguments a permission check put in place of the model's. */
+  tools: ToolEntries
 }
+
+/** What a judgement reads besides the calls: the host asking and the registry's entries. */
+export type DecidingFor = Pick<AuthoriseContext, 'host' | 'tools'>
 
 /** The authorisation stage: sees a whole batch at once, so approvals can be asked together. */
 export interface Authoriser {
@@ -49,5 +37,5 @@ export interface Authoriser {
   /** Its audit log, when it keeps one: the host adds each hook's decision to it. */
   readonly audit?: { record(entry: AuditEntry): void }
   /** What it would decide for each call, with no side effects (for `explain`). */
-  preview?(items: readonly AuthoriseItem[], context: { host: AuthorisingHost }): Promise<Array<{ outcome: 'allow' | 'ask' | 'deny'; by: string; reason: string }>>
+  preview?(items: readonly AuthoriseItem[], context: DecidingFor): Promise<Array<{ outcome: 'allow' | 'ask' | 'deny'; by: string; reason: string }>>
 }

@@ -1,9 +1,9 @@
 import type { PermissionMode } from '../config/types.js'
 import { argumentLimitsOf, checkArgumentLimits } from '../dispatch/admit/argument-limits.js'
-import { bindAsker } from '../dispatch/execute/call-context.js'
+import { CallContext } from '../dispatch/execute/call-context.js'
 import { describeThrown } from '../contract/errors.js'
 import type { AuthoriseItem } from '../dispatch/admit/authorise-item.js'
-import type { AuthorisingHost } from './authoriser.js'
+import type { DecidingFor } from './authoriser.js'
 import { describeSchemaErrors } from '../registry/schema.js'
 import type { BehaviourContext, PermissionResult, ToolContext, ToolError } from '../contract/types.js'
 import type { SessionApprovals } from './approvals.js'
@@ -62,21 +62,21 @@ export class CallJudge {
   }
 
   /** Judges a call whose tool may have a permission check to wait for. Never rejects. */
-  async judge(item: AuthoriseItem, signal: AbortSignal, host: AuthorisingHost): Promise<Judged> {
+  async judge(item: AuthoriseItem, signal: AbortSignal, on: DecidingFor): Promise<Judged> {
     try {
-      return await this.#judgeUnsafe(item, signal, host)
+      return await this.#judgeUnsafe(item, signal, on)
     } catch (error) {
       return decisionFailed(item, error)
     }
   }
 
   /** Judges calls whose tools have no permission check, at once. */
-  assessAll(items: readonly AuthoriseItem[], host: AuthorisingHost): Judged[] {
+  assessAll(items: readonly AuthoriseItem[], on: DecidingFor): Judged[] {
     const judged: Judged[] = new Array(items.length)
     for (let k = 0; k < items.length; k++) {
       const item = items[k]!
       try {
-        judged[k] = this.#assess(item, item.args, undefined, host)
+        judged[k] = this.#assess(item, item.args, undefined, on)
       } catch (error) {
         judged[k] = decisionFailed(item, error)
       }
@@ -84,9 +84,9 @@ export class CallJudge {
     return judged
   }
 
-  async #judgeUnsafe(item: AuthoriseItem, signal: AbortSignal, host: AuthorisingHost): Promise<Judged> {
+  async #judgeUnsafe(item: AuthoriseItem, signal: AbortSignal, on: DecidingFor): Promise<Judged> {
     const { tool } = item
-    if (!tool.checkPermissions) return this.#assess(item, item.args, undefined, host)
+    if (!tool.checkPermissions) return this.#assess(item, item.args, undefined, on)
     if (signal.aborted) return { item, refused: checkStopped(tool.name) }
     let said: unknown
     // The tool's check gets its own signal: aborted by the run's interrupt or the host's close (the
@@ -102,7 +102,7 @@ export class CallJudge {
     signal.addEventListener('abort', onAbort, { once: true })
     let timer: NodeJS.Timeout | undefined
     try {
-      const answer = tool.checkPermissions(item.args, permissionContext(item, own.signal, host))
+      const answer = tool.checkPermissions(item.args, permissionContext(item, own, on))
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(CHECK_TIMED_OUT), this.#checkTimeoutMs)
       })
@@ -122,22 +122,22 @@ export class CallJudge {
     if (typeof checked === 'string') return { item, refused: { code: 'E_DENIED', message: `${tool.name} did not run: its permission check returned ${checked}; this is a fault in the tool, not in your call` } }
     let args = item.args
     if ('updatedArgs' in checked && checked.updatedArgs !== undefined) {
-      const invalid = revalidate(host, tool.name, checked.updatedArgs)
+      const invalid = revalidate(on, tool.name, checked.updatedArgs)
       if (invalid) return { item, refused: invalid }
       args = checked.updatedArgs
     }
-    return this.#assess(item, args, checked, host)
+    return this.#assess(item, args, checked, on)
   }
 
   // Decides a call once the tool had its say. The rule subject is worked out now only when the
   // decision can depend on it; otherwise it is made lazily (see JudgedCall), from the snapshot.
-  #assess(item: AuthoriseItem, args: Record<string, unknown>, toolSay: PermissionResult | undefined, host: AuthorisingHost): JudgedCall {
+  #assess(item: AuthoriseItem, args: Record<string, unknown>, toolSay: PermissionResult | undefined, on: DecidingFor): JudgedCall {
     const { tool } = item
     const snapshot = snapshotArgs(args)
-    const needsApproval = tool.needsApproval === false ? false : needsApprovalFor(item, args, host)
+    const needsApproval = tool.needsApproval === false ? false : needsApprovalFor(item, args, on)
     const pathScoped = tool.pathScoped || this.#pathScoped.has(tool.name)
-    const context = pathScoped ? { root: host.root, caseInsensitive: this.#caseInsensitive, pathScoped } : this.#plainContext(host.root)
-    const behaviour = this.#behaviourContext(host.root)
+    const context = pathScoped ? { root: on.host.workspace.root, caseInsensitive: this.#caseInsensitive, pathScoped } : this.#plainContext(on.host.workspace.root)
+    const behaviour = this.#behaviourContext(on.host.workspace.root)
     if (!pathScoped && args === item.args && !this.#rulesName(tool.name) && !this.#session.hasTool(tool.name)) {
       // No rule names the tool, no session approval covers it, and a subject that is not paths is
       // never a file edit: the decision cannot depend on the subject.
@@ -232,13 +232,13 @@ function checkToolSay(said: unknown): PermissionResult | string {
 }
 
 // Arguments a tool's permission check put in place of the model's are checked like the model's.
-function revalidate(host: AuthorisingHost, name: string, updated: unknown): ToolError | undefined {
+function revalidate(on: DecidingFor, name: string, updated: unknown): ToolError | undefined {
   const prefix = `${name} did not run: its permission check produced invalid arguments`
   const suffix = 'this is a fault in the tool, not in your call'
   if (typeof updated !== 'object' || updated === null || Array.isArray(updated)) return { code: 'E_ARGS_INVALID', message: `${prefix} (not an object); ${suffix}` }
-  const problem = checkArgumentLimits(updated, argumentLimitsOf(host.config), true)
+  const problem = checkArgumentLimits(updated, argumentLimitsOf(on.host.settings.config), true)
   if (problem !== undefined) return { code: 'E_ARGS_INVALID', message: `${prefix} (${problem}); ${suffix}` }
-  const entry = host.registry.entry(name)
+  const entry = on.tools.entry(name)
   if (!entry) return { code: 'E_TOOL_UNKNOWN', message: `the tool "${name}" was removed` }
   if (entry.validate(updated)) return undefined
   return { code: 'E_ARGS_INVALID', message: `${prefix}: ${describeSchemaErrors(entry.validate.errors, updated).join('; ')}; ${suffix}` }
@@ -247,27 +247,19 @@ function revalidate(host: AuthorisingHost, name: string, updated: unknown): Tool
 // A tool's `needsApproval` for the arguments the call will run with. A function is asked with a
 // context like checkPermissions' and must answer true or false at once; anything else (a throw, a
 // promise) refuses the call, as any fault deciding it does.
-function needsApprovalFor(item: AuthoriseItem, args: Record<string, unknown>, host: AuthorisingHost): boolean {
+function needsApprovalFor(item: AuthoriseItem, args: Record<string, unknown>, on: DecidingFor): boolean {
   const given: unknown = item.tool.needsApproval
   if (typeof given !== 'function') return given === true
-  const answer: unknown = (given as (args: Record<string, unknown>, ctx: ToolContext) => unknown)(args, permissionContext(item, NEVER_ABORTED, host))
+  const answer: unknown = (given as (args: Record<string, unknown>, ctx: ToolContext) => unknown)(args, permissionContext(item, NEVER_ABORTED, on))
   if (typeof answer === 'boolean') return answer
   throw new Error(`its needsApproval answered ${answer instanceof Promise ? 'a promise' : (JSON.stringify(answer) ?? String(answer))} instead of true or false`)
 }
 
-const NEVER_ABORTED = new AbortController().signal
+// needsApproval's context: a call that is never aborted (the answer is synchronous).
+const NEVER_ABORTED = new AbortController()
 
-function permissionContext(item: AuthoriseItem, signal: AbortSignal, host: AuthorisingHost): ToolContext {
-  return {
-    signal,
-    callId: item.call.id,
-    root: host.root,
-    config: host.config,
-    log: host.log,
-    session: host.session,
-    ask: host.ask && bindAsker(host.ask, item.call.id, () => signal),
-    services: host.services,
-    env: host.env,
-    progress: () => undefined,
-  }
+// A tool's checkPermissions or needsApproval sees the context its handler would: the call, the host's
+// groups; its progress goes nowhere, its log lines to the host's log.
+function permissionContext(item: AuthoriseItem, controller: AbortController, on: DecidingFor): ToolContext {
+  return new CallContext(on.host, item.call.id, item.tool.name, controller)
 }

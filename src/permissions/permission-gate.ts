@@ -1,7 +1,7 @@
 import path from 'node:path'
 import type { ToolhostConfig } from '../config/types.js'
 import { ToolhostError } from '../contract/errors.js'
-import type { AuthoriseContext, Authoriser, AuthorisingHost } from './authoriser.js'
+import type { AuthoriseContext, Authoriser, DecidingFor } from './authoriser.js'
 import type { AuthoriseDecision, AuthoriseItem } from '../dispatch/admit/authorise-item.js'
 import { isCaseInsensitiveFs } from '../workspace/paths.js'
 import type { Logger, ToolError } from '../contract/types.js'
@@ -88,7 +88,7 @@ export class PermissionGate implements Authoriser {
   }
 
   async authorise(items: readonly AuthoriseItem[], context: AuthoriseContext): Promise<AuthoriseDecision[]> {
-    if (!items.some(hasPermissionCheck)) return this.#decide(this.#judge.assessAll(items, context.host), context.signal)
+    if (!items.some(hasPermissionCheck)) return this.#decide(this.#judge.assessAll(items, context), context.signal)
     // The checks' signal, made only when there is a check to read it (making an AbortSignal costs
     // more than deciding a call): the run's interrupt or the host's close ends them. Listeners, not
     // AbortSignal.any, so nothing stays tied to the host's long-lived closing signal.
@@ -99,7 +99,7 @@ export class PermissionGate implements Authoriser {
     closing.addEventListener('abort', stop, { once: true })
     context.signal?.addEventListener('abort', stop, { once: true })
     try {
-      const judged = await Promise.all(items.map((item) => this.#judge.judge(item, checks.signal, context.host)))
+      const judged = await Promise.all(items.map((item) => this.#judge.judge(item, checks.signal, context)))
       return this.#decide(judged, context.signal)
     } finally {
       closing.removeEventListener('abort', stop)
@@ -114,7 +114,7 @@ export class PermissionGate implements Authoriser {
    */
   authoriseNow(items: readonly AuthoriseItem[], context: AuthoriseContext): AuthoriseDecision[] | undefined {
     if (items.some(hasPermissionCheck)) return undefined
-    return this.#decide(this.#judge.assessAll(items, context.host), context.signal)
+    return this.#decide(this.#judge.assessAll(items, context), context.signal)
   }
 
   #decide(judged: readonly Judged[], signal: AbortSignal | undefined): AuthoriseDecision[] {
@@ -170,9 +170,9 @@ export class PermissionGate implements Authoriser {
    * What the gate would decide for each call, without asking anyone, running anything or writing
    * the audit log (`toolhost explain`). A tool's own `checkPermissions` is consulted.
    */
-  async preview(items: readonly AuthoriseItem[], context: { host: AuthorisingHost }): Promise<PermissionPreview[]> {
+  async preview(items: readonly AuthoriseItem[], context: DecidingFor): Promise<PermissionPreview[]> {
     const signal = new AbortController().signal
-    const judged = await Promise.all(items.map((item) => this.#judge.judge(item, signal, context.host)))
+    const judged = await Promise.all(items.map((item) => this.#judge.judge(item, signal, context)))
     return judged.map((j): PermissionPreview => {
       if (!(j instanceof JudgedCall)) return { outcome: 'deny', by: 'tool', reason: j.refused.message }
       const { outcome, by, reason } = j.decision

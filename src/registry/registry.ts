@@ -24,6 +24,11 @@ export interface RegistryEntry {
   definition: OpenAIToolDefinition
 }
 
+/** The registry as a stage reads it: a tool's entry (its validators), by name. */
+export interface ToolEntries {
+  entry(name: string): RegistryEntry | undefined
+}
+
 type Entry = RegistryEntry & ToolSlots
 
 export interface DefinitionQuery {

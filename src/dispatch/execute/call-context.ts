@@ -1,16 +1,5 @@
-import type { ToolhostConfig } from '../../config/types.js'
-import type { Asker, AskHandler, AskRequest, Logger, LogLevel, SessionState, ToolContext, ToolServices } from '../../contract/types.js'
-
-/** What every call of one host shares in its context (the host satisfies it as it is). */
-export interface SharedContext {
-  readonly root: string
-  readonly config: ToolhostConfig
-  readonly log: Logger
-  readonly session: SessionState
-  readonly ask: AskHandler | undefined
-  readonly services: ToolServices
-  readonly env: NodeJS.ProcessEnv
-}
+import type { HostContext } from '../../contract/host-context.js'
+import type { Asker, AskHandler, AskRequest, CallInfo, CallReport, Logger, LogLevel, SessionState, SettingsContext, ToolContext, ToolServices, WorkspaceContext } from '../../contract/types.js'
 
 /**
  * Where a call's `ctx.progress` and `ctx.log` lines go (the host's admission, which turns them into
@@ -26,60 +15,108 @@ export interface CallReporter {
  * The context a handler receives. A class rather than an object literal on purpose: a literal with
  * a getter takes V8's slow path (microseconds per call), and the signal must stay lazy because
  * making an AbortSignal costs more than the rest of a no-op call; it is made on first read (an
- * AbortController makes its signal on first use). The call's progress, logger and asker are lazy
- * for the same reason.
+ * AbortController makes its signal on first use). The groups that are the host's (`workspace`,
+ * `settings`) are the host's own objects, shared by every call; the call's own groups (`call`,
+ * `report`) and its asker are made on first read for the same reason. The flat names of earlier
+ * releases (`ctx.callId`, `ctx.root`, …) still read, as getters over the groups.
  *
  * @example
- * const ctx = new CallContext(shared, 'call_1', new AbortController(), reporter)
- * ctx.signal.aborted // false
+ * const ctx = new CallContext(hostContext, 'call_1', 'echo', new AbortController(), reporter)
+ * ctx.call.signal.aborted // false
  */
 export class CallContext implements ToolContext {
-  readonly callId: string
-  readonly root: string
-  readonly config: ToolhostConfig
-  readonly session: SessionState
+  readonly workspace: WorkspaceContext
+  readonly settings: SettingsContext
   readonly services: ToolServices
-  readonly env: NodeJS.ProcessEnv
-  readonly #shared: SharedContext
+  readonly #id: string
+  readonly #tool: string
+  readonly #offers: HostContext['offers']
   readonly #reporter: CallReporter | undefined
   readonly #controller: AbortController
-  #progress: ToolContext['progress'] | undefined
+  #call: CallInfo | undefined
+  #report: CallReport | undefined
+  #progress: CallReport['progress'] | undefined
   #log: Logger | undefined
   #ask: Asker | undefined
 
   /** `controller`: aborts the call (timeout, interrupt); `reporter`: where progress and log lines go besides the host's log. */
-  constructor(shared: SharedContext, callId: string, controller: AbortController, reporter?: CallReporter) {
-    this.callId = callId
-    this.root = shared.root
-    this.config = shared.config
-    this.session = shared.session
-    this.services = shared.services
-    this.env = shared.env
-    this.#shared = shared
+  constructor(host: HostContext, callId: string, tool: string, controller: AbortController, reporter?: CallReporter) {
+    this.workspace = host.workspace
+    this.settings = host.settings
+    this.services = host.offers.services
+    this.#offers = host.offers
+    this.#id = callId
+    this.#tool = tool
     this.#reporter = reporter
     this.#controller = controller
+  }
+
+  get call(): CallInfo {
+    return (this.#call ??= new ThisCall(this.#id, this.#tool, this.#controller))
+  }
+
+  get report(): CallReport {
+    return (this.#report ??= { progress: this.progress, log: this.log })
+  }
+
+  get ask(): Asker | undefined {
+    const handler = this.#offers.ask
+    if (handler === undefined) return undefined
+    return (this.#ask ??= bindAsker(handler, this.#id, () => this.#controller.signal))
   }
 
   get signal(): AbortSignal {
     return this.#controller.signal
   }
 
-  get progress(): ToolContext['progress'] {
-    return (this.#progress ??= progressOf(this.#reporter, this.callId))
+  get callId(): string {
+    return this.#id
+  }
+
+  get root(): string {
+    return this.workspace.root
+  }
+
+  get session(): SessionState {
+    return this.workspace.session
+  }
+
+  get config(): SettingsContext['config'] {
+    return this.settings.config
+  }
+
+  get env(): NodeJS.ProcessEnv {
+    return this.settings.env
+  }
+
+  get progress(): CallReport['progress'] {
+    return (this.#progress ??= progressOf(this.#reporter, this.#id))
   }
 
   get log(): Logger {
-    return (this.#log ??= callLogger(this.#shared.log, this.#reporter, this.callId))
+    return (this.#log ??= callLogger(this.#offers.log, this.#reporter, this.#id))
+  }
+}
+
+// `ctx.call`: the call's id and tool, and its signal (made on first read, as the context's is).
+class ThisCall implements CallInfo {
+  readonly id: string
+  readonly tool: string
+  readonly #controller: AbortController
+
+  constructor(id: string, tool: string, controller: AbortController) {
+    this.id = id
+    this.tool = tool
+    this.#controller = controller
   }
 
-  get ask(): Asker | undefined {
-    if (this.#shared.ask === undefined) return undefined
-    return (this.#ask ??= bindAsker(this.#shared.ask, this.callId, () => this.#controller.signal))
+  get signal(): AbortSignal {
+    return this.#controller.signal
   }
 }
 
 // `ctx.progress` of a call: its reports go to the reporter (nowhere without one).
-function progressOf(reporter: CallReporter | undefined, callId: string): ToolContext['progress'] {
+function progressOf(reporter: CallReporter | undefined, callId: string): CallReport['progress'] {
   return (message, progress, total) => reporter?.progress(callId, message, progress, total)
 }
 

@@ -1,10 +1,10 @@
-import type { ToolhostConfig } from '../../config/types.js'
 import { describeThrown } from '../../contract/errors.js'
 import { underRoot } from '../../workspace/paths.js'
 import type { AuthoriseItem } from '../admit/authorise-item.js'
 import { stripRootPath } from '../../contract/messages.js'
 import { redactEnvValues } from '../../registry/redact-env.js'
-import type { ToolRegistry } from '../../registry/registry.js'
+import type { ToolEntries } from '../../registry/registry.js'
+import type { HostContext } from '../../contract/host-context.js'
 import type { ToolCall, ToolError, ToolResult } from '../../contract/types.js'
 import type { ResultsFolder } from '../../workspace/save-result.js'
 import { isHeavy, ResultSaver } from './limit-content.js'
@@ -13,13 +13,6 @@ import { shapeOutcome, spillText } from './shape-outcome.js'
 import { capText } from './shape-result.js'
 import { shownName } from '../admit/suggest.js'
 
-/** What shaping reads from its host: the config is read per call (a reloaded config.yaml's limits apply at once). */
-export interface ShapingHost {
-  readonly root: string
-  readonly env: NodeJS.ProcessEnv
-  readonly registry: ToolRegistry
-  readonly config: ToolhostConfig
-}
 
 /** Over 2 M characters of huge results (64 k and longer) not yet shaped, no handler starts. */
 const HUGE_RESULTS_BUDGET = 2 * 2 ** 20
@@ -31,18 +24,22 @@ const HUGE_RESULTS_BUDGET = 2 * 2 ** 20
  * values of its tool's `requiresEnv` variables.
  *
  * @example
- * const results = new ResultShaper(host, false, (high) => pool.throttle(high))
+ * const results = new ResultShaper(context, registry, (high) => pool.throttle(high))
  * const result = await results.whenDone(outcome, item, false)
  */
 export class ResultShaper {
-  readonly #host: ShapingHost
-  readonly #caseInsensitive: boolean
+  readonly #context: HostContext
+  readonly #entries: ToolEntries
   readonly #saver: ResultSaver
 
-  /** `onPressure`: huge results wait to be shaped past the memory budget (true), or no longer (false). */
-  constructor(host: ShapingHost, caseInsensitive: boolean, onPressure: (high: boolean) => void) {
-    this.#host = host
-    this.#caseInsensitive = caseInsensitive
+  /**
+   * `context`: the host's root, config (read per call: a reloaded config.yaml's limits apply at once)
+   * and env; `entries`: the registry; `onPressure`: huge results wait to be shaped past the memory
+   * budget (true), or no longer (false).
+   */
+  constructor(context: HostContext, entries: ToolEntries, onPressure: (high: boolean) => void) {
+    this.#context = context
+    this.#entries = entries
     this.#saver = new ResultSaver(HUGE_RESULTS_BUDGET, onPressure)
   }
 
@@ -92,14 +89,14 @@ export class ResultShaper {
   #shapeRan(item: AuthoriseItem, outcome: Extract<JobOutcome, { ran: true }>, trace: boolean): ToolResult | Promise<ToolResult> {
     const { call, tool } = item
     const timing = trace ? { startedAt: outcome.startedAt, endedAt: outcome.endedAt, waitedFor: outcome.waits.map((w) => w.id) } : undefined
-    const config = this.#host.config
+    const config = this.#context.settings.config
     const limit = tool.maxResultChars === undefined ? config.limits.max_result_chars : tool.maxResultChars
     if (!outcome.outcome.ok) {
       // A handler's error message (a thrown value) is untrusted text too: keep it within the limit,
       // without the server's absolute root, and never carrying the value of an env var the tool
       // requires (a key, a webhook URL).
-      const given = tool.requiresEnv.length > 0 ? redactEnvValues(outcome.outcome.error.message, tool.requiresEnv, this.#host.env) : outcome.outcome.error.message
-      const error = { ...outcome.outcome.error, message: capText(stripRootPath(given, this.#host.root), limit) }
+      const given = tool.requiresEnv.length > 0 ? redactEnvValues(outcome.outcome.error.message, tool.requiresEnv, this.#context.settings.env) : outcome.outcome.error.message
+      const error = { ...outcome.outcome.error, message: capText(stripRootPath(given, this.#context.workspace.root), limit) }
       return withTiming({ id: call.id, name: call.name, ok: false, content: error.message, error }, timing)
     }
     const value = outcome.outcome.value
@@ -109,7 +106,7 @@ export class ResultShaper {
       return spillText(call, value, limit, { resultsFolder: this.#resultsFolder, shownPath: this.#shownPath, saver: this.#saver }, timing ?? {})
     }
     // Blocks, JSON or structured content (rarer): shaped, and checked against the outputSchema.
-    const entry = tool.outputSchema === undefined ? undefined : this.#host.registry.entry(tool.name)
+    const entry = tool.outputSchema === undefined ? undefined : this.#entries.entry(tool.name)
     const validateOutput = entry?.tool === tool ? entry.validateOutput : undefined
     return shapeOutcome(call, tool.name, value, { limit, maxBytes: config.limits.max_result_bytes, resultsFolder: this.#resultsFolder, shownPath: this.#shownPath, saver: this.#saver, validateOutput }, timing ?? {})
   }
@@ -117,13 +114,13 @@ export class ResultShaper {
   /** The result of a call that did not run (refused, or its job ended before it started). */
   error(call: ToolCall, given: ToolError, trace: boolean, waits: Wait[] = []): ToolResult {
     const name = shownName(typeof call.name === 'string' ? call.name : String(call.name))
-    const error = { ...given, message: stripRootPath(given.message, this.#host.root) }
+    const error = { ...given, message: stripRootPath(given.message, this.#context.workspace.root) }
     return { id: call.id, name, ok: false, content: error.message, error, ...(trace ? { startedAt: null, endedAt: null, waitedFor: waits.map((w) => w.id) } : {}) }
   }
 
-  readonly #resultsFolder = (): ResultsFolder => ({ root: this.#host.root, dir: underRoot(this.#host.root, this.#host.config.limits.results_dir), caseInsensitive: this.#caseInsensitive })
+  readonly #resultsFolder = (): ResultsFolder => ({ root: this.#context.workspace.root, dir: underRoot(this.#context.workspace.root, this.#context.settings.config.limits.results_dir), caseInsensitive: this.#context.workspace.caseInsensitive })
   // The note names the saved file relative to the workspace root: clients never see server paths.
-  readonly #shownPath = (file: string): string => stripRootPath(file, this.#host.root)
+  readonly #shownPath = (file: string): string => stripRootPath(file, this.#context.workspace.root)
 }
 
 function withTiming(result: ToolResult, timing: Pick<ToolResult, 'startedAt' | 'endedAt' | 'waitedFor'> | undefined): ToolResult {

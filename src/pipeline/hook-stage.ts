@@ -8,16 +8,23 @@ import { CallHookSet } from '../hooks/call-hooks.js'
 import type { CallHooks } from '../contract/hook-types.js'
 import { runAfterHooks } from '../hooks/run-after-hooks.js'
 import { runBeforeHooks, type HookRecord } from '../hooks/run-before-hooks.js'
-import type { AuthorisingHost, Authoriser } from '../permissions/authoriser.js'
+import type { Authoriser } from '../permissions/authoriser.js'
+import type { HostContext } from '../contract/host-context.js'
+import type { ToolEntries } from '../registry/registry.js'
 import { abbreviate } from '../permissions/canonical-json.js'
 import type { ToolResult } from '../contract/types.js'
 import type { PluginHooks } from '../registry/plugin-hooks.js'
 
-/** What the hook stage reads of its host: the config in force (its `hooks`), the code hooks, the plugins' hooks, and where the audit log is. */
-export interface HookingHost extends AuthorisingHost {
-  readonly hooks: CallHooks | undefined
-  readonly authoriser: Authoriser
-  readonly registry: AuthorisingHost['registry'] & { readonly hooks: PluginHooks }
+/**
+ * The ports the hook stage is given (the host builds them; the stage never sees the host): the host's
+ * context (its config in force carries config.yaml's `hooks`), the hooks given in code, the
+ * registry's entries and plugin hooks, and the audit log each decision is added to.
+ */
+export interface HookStageParts {
+  readonly context: HostContext
+  readonly codeHooks: CallHooks | undefined
+  readonly registry: ToolEntries & { readonly hooks: PluginHooks }
+  readonly authoriser: Pick<Authoriser, 'audit'>
 }
 
 /** A hook's decision about one call, as the stage reports it (the host makes it a `hook` event). */
@@ -39,29 +46,29 @@ const HOOKS_AT_ONCE = 8
  * if (stage.hasBefore(staged, hooks)) staged = await stage.before(staged, hidden, hooks, signal)
  */
 export class HookStage {
-  readonly #host: HookingHost
+  readonly #parts: HookStageParts
   readonly #queue = new PQueue({ concurrency: HOOKS_AT_ONCE })
   // The host is closing: hooks still running are stopped, and no batch is admitted after them.
   readonly #closing = new AbortController()
   readonly #inFlight = new Set<Promise<unknown>>()
   readonly #report: HookDecisionReport
-  #from: AuthorisingHost['config']['hooks'] | undefined
+  #from: HostContext['settings']['config']['hooks'] | undefined
   #pluginsVersion = -1
   #set: CallHookSet | undefined
 
-  constructor(host: HookingHost, report: HookDecisionReport = () => {}) {
-    this.#host = host
+  constructor(parts: HookStageParts, report: HookDecisionReport = () => {}) {
+    this.#parts = parts
     this.#report = report
   }
 
   /** The hooks in force now; undefined when there are none (the common case costs two comparisons). */
   inForce(): CallHookSet | undefined {
-    const config = this.#host.config.hooks
-    const plugins = this.#host.registry.hooks
+    const config = this.#parts.context.settings.config.hooks
+    const plugins = this.#parts.registry.hooks
     if (config !== this.#from || plugins.version !== this.#pluginsVersion) {
       this.#from = config
       this.#pluginsVersion = plugins.version
-      const set = CallHookSet.from(config, this.#host.hooks, plugins.list())
+      const set = CallHookSet.from(config, this.#parts.codeHooks, plugins.list())
       this.#set = set.isEmpty ? undefined : set
     }
     return this.#set
@@ -85,9 +92,9 @@ export class HookStage {
    * hidden tools and calls with invalid arguments are left as they are (they never run).
    */
   before(staged: readonly Staged[], hidden: HiddenTools, hooks: CallHookSet, signal: AbortSignal | undefined, principal?: string): Promise<Staged[]> {
-    const host = this.#host
-    const check = { limits: argumentLimitsOf(host.config), registry: host.registry }
-    const context = { root: host.root, env: host.env, signal: signal ? AbortSignal.any([signal, this.#closing.signal]) : this.#closing.signal }
+    const { context: host, registry } = this.#parts
+    const check = { limits: argumentLimitsOf(host.settings.config), registry }
+    const context = { root: host.workspace.root, env: host.settings.env, signal: signal ? AbortSignal.any([signal, this.#closing.signal]) : this.#closing.signal }
     const done = Promise.all(
       staged.map(async (s): Promise<Staged> => {
         if (!s.ok || s.invalid !== undefined || hidden.has(s.tool.name)) return s
@@ -117,32 +124,33 @@ export class HookStage {
     await Promise.allSettled([...this.#inFlight])
   }
 
+  /** True when a call of `tool` has after-hooks in `hooks`. */
+  hasAfter(hooks: CallHookSet, tool: string): boolean {
+    return hooks.after.length > 0 && hooks.afterFor(tool).length > 0
+  }
+
   /**
-   * The call's result once its after-hooks have read it (only for a call whose handler ran; a call
-   * refused or skipped keeps its error). Without after-hooks for its tool, `shaped` itself.
+   * The call's result once its after-hooks have read it (only for a call whose handler ran: `done.ran`;
+   * a call refused or skipped keeps its error). `ran`: the arguments the handler ran with.
    */
-  after(hooks: CallHookSet | undefined, outcome: Promise<JobOutcome>, shaped: Promise<ToolResult>, item: AuthoriseItem, args: Record<string, unknown> | (() => Record<string, unknown>), signal: AbortSignal | undefined): Promise<ToolResult> {
-    const chain = hooks?.afterFor(item.tool.name) ?? []
-    if (chain.length === 0) return shaped
-    return Promise.all([outcome, shaped]).then(async ([done, result]) => {
-      if (!done.ran) return result
-      const host = this.#host
-      const limit = item.tool.maxResultChars === undefined ? host.config.limits.max_result_chars : item.tool.maxResultChars
-      const ran = typeof args === 'function' ? args() : args
-      const out = await this.#queue.add(() => runAfterHooks(chain, ran, result, (text) => capText(text, limit), { root: host.root, env: host.env, signal }))
-      this.#record(out.records, item.call.id, item.tool.name, ran, item.principal)
-      return out.result
-    })
+  async after(hooks: CallHookSet, done: JobOutcome, result: ToolResult, item: AuthoriseItem, ran: Record<string, unknown>, signal: AbortSignal | undefined): Promise<ToolResult> {
+    const chain = hooks.afterFor(item.tool.name)
+    if (chain.length === 0 || !done.ran) return result
+    const host = this.#parts.context
+    const limit = item.tool.maxResultChars === undefined ? host.settings.config.limits.max_result_chars : item.tool.maxResultChars
+    const out = await this.#queue.add(() => runAfterHooks(chain, ran, result, (text) => capText(text, limit), { root: host.workspace.root, env: host.settings.env, signal }))
+    this.#record(out.records, item.call.id, item.tool.name, ran, item.principal)
+    return out.result
   }
 
   // One audit line per hook decision, beside the permission system's (when the authoriser keeps a
   // log), and one report (the host's `hook` event) each.
   #record(records: readonly HookRecord[], callId: string, tool: string, args: Record<string, unknown>, principal: string | undefined): void {
     for (const r of records) this.#report(callId, tool, r)
-    const audit = this.#host.authoriser.audit
+    const audit = this.#parts.authoriser.audit
     if (audit === undefined || records.length === 0) return
     const time = new Date().toISOString()
-    const mode = this.#host.config.permissions.mode
+    const mode = this.#parts.context.settings.config.permissions.mode
     let shown: unknown
     try {
       shown = abbreviate(args, 2000)
