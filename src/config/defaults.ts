@@ -25,7 +25,7 @@ export const DEFAULT_DANGEROUS_PATTERNS = [
 /** Every key the host reads, with its default. */
 export function defaultConfig(): ToolhostConfig {
   return {
-    workspace: { root: '.', deny: ['.env', '.env.*', '.git/**', '.toolhost/**'] },
+    workspace: { root: '.', deny: ['.env', '.env.*', '!.env.example', '!.env.sample', '!.env.template', '.git/**', '.toolhost/**'] },
     env_file: '.env',
     plugins: { dirs: ['plugins'], builtins: true, watch: false, import_timeout_ms: 15_000 },
     availability: { check_timeout_ms: 2000 },
