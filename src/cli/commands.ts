@@ -7,6 +7,7 @@ import { underRoot } from '../workspace/paths.js'
 import type { ToolResult } from '../contract/types.js'
 import type { CliArgs } from './args.js'
 import { showProgress } from './progress-display.js'
+import { stopOnSignals } from './stop-on-signals.js'
 import { renderTimeline, type PoolWait } from './timeline.js'
 import { describeRateLimit } from '../dispatch/schedule/rate-limits.js'
 import type { PlannedCall } from '../host/host-types.js'
@@ -127,16 +128,18 @@ export async function callCommand(host: Host, args: CliArgs, io: Output): Promis
     throw new ToolhostError('E_USAGE', `call takes a tool name and one JSON argument, got ${args.positionals.length - 1} arguments after the name; quote the JSON: toolhost call ${name} '{"key": "value"}'`)
   }
   const stopProgress = showProgress(host, process.stderr)
+  const signals = stopOnSignals(io)
   let result: ToolResult
   try {
-    result = await host.call({ id: 'call_1', name, arguments: json ?? '' })
+    result = await host.call({ id: 'call_1', name, arguments: json ?? '' }, { signal: signals.signal })
   } finally {
+    signals.stop()
     stopProgress()
   }
   if (args.json) io.out(JSON.stringify(result, null, 2))
   else if (result.ok) io.out(result.content)
   else io.err(`error ${result.error?.code}: ${result.error?.message}`)
-  return result.ok ? 0 : 1
+  return signals.exitCode(result.ok ? 0 : 1)
 }
 
 /** Reads a batch file (or stdin for `-`). */
@@ -167,12 +170,15 @@ function noCallsNote(file: string | undefined): string {
 export async function runCommand(host: Host, args: CliArgs, io: Output): Promise<number> {
   const calls = readBatch(args.positionals[0])
   if (calls.length === 0) io.err(noCallsNote(args.positionals[0]))
-  const results = await runAndPrint(host, calls, args, io)
-  return results.every((r) => r.ok) ? 0 : 1
+  const { results, exitCode } = await runAndPrint(host, calls, args, io)
+  return exitCode(results.every((r) => r.ok) ? 0 : 1)
 }
 
-/** Runs a batch and prints its results (and, with `--trace`, the timeline); resolves with the results. */
-export async function runAndPrint(host: Host, calls: ReturnType<typeof parseBatch>, args: CliArgs, io: Output): Promise<ToolResult[]> {
+/**
+ * Runs a batch and prints its results (and, with `--trace`, the timeline); resolves with the results
+ * and the exit code to give (130 or 143 once SIGINT or SIGTERM interrupted the batch).
+ */
+export async function runAndPrint(host: Host, calls: ReturnType<typeof parseBatch>, args: CliArgs, io: Output): Promise<{ results: ToolResult[]; exitCode: (code: number) => number }> {
   const mode = (args.mode as Host['mode'] | undefined) ?? host.mode
   const waits = new Map<string, Wait[]>()
   const pool = new Map<string, PoolWait>()
@@ -181,15 +187,13 @@ export async function runAndPrint(host: Host, calls: ReturnType<typeof parseBatc
     else if (e.type === 'waiting-worker') pool.set(e.id, { worker: e.behind })
     else if (e.type === 'waiting-rate') pool.set(e.id, { rate: { group: e.group, limit: e.limit } })
   })
-  const controller = new AbortController()
-  const onSigint = (): void => controller.abort()
-  process.once('SIGINT', onSigint)
+  const signals = stopOnSignals(io)
   const stopProgress = showProgress(host, process.stderr)
   let results: ToolResult[]
   try {
-    results = await host.run(calls, { mode, trace: args.trace, signal: controller.signal })
+    results = await host.run(calls, { mode, trace: args.trace, signal: signals.signal })
   } finally {
-    process.off('SIGINT', onSigint)
+    signals.stop()
     stopProgress()
     stop()
   }
@@ -204,7 +208,7 @@ export async function runAndPrint(host: Host, calls: ReturnType<typeof parseBatc
     }
     if (args.trace) io.out(`\n${mode} mode timeline:\n${renderTimeline(results, waits, undefined, pool)}`)
   }
-  return results
+  return { results, exitCode: signals.exitCode }
 }
 
 /** `toolhost explain FILE|-`: the plan without running anything. */

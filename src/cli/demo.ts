@@ -34,7 +34,8 @@ export async function demoCommand(args: CliArgs, io: Output): Promise<number> {
     io.out('== the tools (npx toolhost list) ==')
     await listCommand(host, { ...args, json: false }, io)
     io.out(`\n== the batch (${relativeOrAbsolute(batch)}), run with --trace ==`)
-    const results = await runAndPrint(host, calls, { ...args, json: false, trace: true }, io)
+    const { results, exitCode } = await runAndPrint(host, calls, { ...args, json: false, trace: true }, io)
+    if (exitCode(0) !== 0) return exitCode(1)
     const failed = results.filter((r) => !r.ok).map((r) => r.id)
     if (failed.join() !== ON_PURPOSE.join()) {
       io.err(`\ntoolhost demo: the batch did not go as it should: failed ${failed.join(', ') || 'nothing'}, expected only ${ON_PURPOSE.join(', ')} to fail; \`npx toolhost doctor\` shows what is missing`)
