@@ -1,5 +1,3 @@
-import type { Output } from './commands.js'
-
 const SIGNAL_NUMBERS: Readonly<Record<'SIGINT' | 'SIGTERM', number>> = { SIGINT: 2, SIGTERM: 15 }
 
 /** What a command that runs calls holds while SIGINT and SIGTERM stop it (`stopOnSignals`). */
@@ -22,7 +20,7 @@ export interface SignalStop {
  * try { results = await host.run(calls, { signal: stop.signal }) } finally { stop.stop() }
  * return stop.exitCode(results.every((r) => r.ok) ? 0 : 1)
  */
-export function stopOnSignals(io: Output): SignalStop {
+export function stopOnSignals(io: { err: (text: string) => void }): SignalStop {
   const controller = new AbortController()
   let received: 'SIGINT' | 'SIGTERM' | undefined
   const on = (signal: 'SIGINT' | 'SIGTERM'): void => {
