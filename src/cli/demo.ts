@@ -42,7 +42,8 @@ export async function demoCommand(args: CliArgs, io: Output): Promise<number> {
       return 1
     }
     io.out('\nThe two failed calls are on purpose: a misspelt tool name and a mistyped argument each get an error result the model can act on, and the rest of the batch runs.')
-    io.out(`Try: npx toolhost call echo '{"text":"hi"}'  ·  npx toolhost explain ${relativeOrAbsolute(batch)}  ·  npx toolhost doctor  ·  npx toolhost --help`)
+    // explain with the demo's permission mode, so it shows the writes as they ran, not as denied.
+    io.out(`Try: npx toolhost call echo '{"text":"hi"}'  ·  npx toolhost explain ${relativeOrAbsolute(batch)} --permission-mode ${permissionMode}  ·  npx toolhost doctor  ·  npx toolhost --help`)
     return 0
   } finally {
     await host.close()
