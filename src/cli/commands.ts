@@ -72,6 +72,7 @@ export async function doctorCommand(host: Host, _args: CliArgs, io: Output): Pro
   const ruleCount = c.permissions.allow.length + c.permissions.ask.length + c.permissions.deny.length
   io.out(`permissions:   ${c.permissions.mode}, ${ruleCount} rule${ruleCount === 1 ? '' : 's'} (allow ${c.permissions.allow.length}, ask ${c.permissions.ask.length}, deny ${c.permissions.deny.length}), audit log ${c.permissions.audit_log === '' ? 'off' : underRoot(host.root, c.permissions.audit_log)}`)
   io.out(`hooks:         ${describeHooks(host)}`)
+  io.out(`store:         ${await describeStore(host)}`)
   io.out(`sandbox:       ${host.services.processes.sandboxStatus}`)
   io.out(`containment:   ${host.services.processes.containmentStatus}`)
   const servers = host.services.mcpClients ?? []
@@ -107,6 +108,18 @@ function describeHooks(host: Host): string {
   })
   const shown = kinds.filter((k) => k !== undefined)
   return shown.length === 0 ? 'none' : shown.join('; ')
+}
+
+// Which coordination store, and whether it answers now: one round trip (a single-use id that lapses in a second).
+async function describeStore(host: Host): Promise<string> {
+  const store = host.services.store
+  const which = store.where.startsWith(store.kind) ? store.where : `${store.kind} (${store.where})`
+  try {
+    await store.consumeOnce(`toolhost-doctor-${process.pid}-${Date.now()}`, 1000)
+    return `${which}, reachable`
+  } catch (error) {
+    return `${which}, NOT reachable: ${(error as Error).message}`
+  }
 }
 
 // Names only: a value from .env may be a secret, and doctor's output is pasted into issues.
