@@ -4,7 +4,7 @@
 // other). docs/architecture.md says what each layer is for.
 const TIERS = [
   // The tool contract and the shapes that flow everywhere (config.yaml's types among them).
-  { contract: ['^src/contract/', '^src/config/types[.]ts$'] },
+  { contract: ['^src/contract/', '^src/config/(generated-)?types[.]ts$'] },
   // Leaves: helpers and formats that know only the contract.
   { patterns: ['^src/patterns/'], http: ['^src/http/'], shell: ['^src/shell/'], workspace: ['^src/workspace/'], adapters: ['^src/adapters/'] },
   // The registry, and the store hosts sharing a workspace coordinate through (beside each other).

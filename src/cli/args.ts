@@ -16,7 +16,7 @@ export const COMMANDS: Readonly<Record<string, { synopsis: string; summary: stri
   doctor: {
     synopsis: 'toolhost doctor',
     summary: 'config, env, plugins that failed to load, and why',
-    more: 'One fact a line: the config file, the workspace root, the .env file and the variables it set (names only), the permission mode, each plugin file and its tools, the hidden tools and why (with a set variable close to a missing one), each tool name in config that matches no registered tool, with a did-you-mean, and each tool name two files registered (which kept it, which lost, why). Exits 1 when a plugin failed to load, a tool name is registered twice or an MCP server is down.',
+    more: 'One fact a line: the config file, the workspace root, the .env file and the variables it set (names only), the permission mode, the coordination store and whether it answers, each plugin file and its tools, the hidden tools and why (with a set variable close to a missing one), each tool name in config that matches no registered tool, with a did-you-mean, and each tool name two files registered (which kept it, which lost, why). Exits 1 when a plugin failed to load, a tool name is registered twice or an MCP server is down.',
   },
   call: {
     synopsis: "toolhost call NAME [JSON] [--json]",

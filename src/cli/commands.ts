@@ -7,6 +7,7 @@ import { underRoot } from '../workspace/paths.js'
 import type { ToolResult } from '../contract/types.js'
 import type { CliArgs } from './args.js'
 import { showProgress } from './progress-display.js'
+import { stopOnSignals } from './stop-on-signals.js'
 import { renderTimeline, type PoolWait } from './timeline.js'
 import { describeRateLimit } from '../dispatch/schedule/rate-limits.js'
 import type { PlannedCall } from '../host/host-types.js'
@@ -71,6 +72,7 @@ export async function doctorCommand(host: Host, _args: CliArgs, io: Output): Pro
   const ruleCount = c.permissions.allow.length + c.permissions.ask.length + c.permissions.deny.length
   io.out(`permissions:   ${c.permissions.mode}, ${ruleCount} rule${ruleCount === 1 ? '' : 's'} (allow ${c.permissions.allow.length}, ask ${c.permissions.ask.length}, deny ${c.permissions.deny.length}), audit log ${c.permissions.audit_log === '' ? 'off' : underRoot(host.root, c.permissions.audit_log)}`)
   io.out(`hooks:         ${describeHooks(host)}`)
+  io.out(`store:         ${await describeStore(host)}`)
   io.out(`sandbox:       ${host.services.processes.sandboxStatus}`)
   io.out(`containment:   ${host.services.processes.containmentStatus}`)
   const servers = host.services.mcpClients ?? []
@@ -108,6 +110,18 @@ function describeHooks(host: Host): string {
   return shown.length === 0 ? 'none' : shown.join('; ')
 }
 
+// Which coordination store, and whether it answers now: one round trip (a single-use id that lapses in a second).
+async function describeStore(host: Host): Promise<string> {
+  const store = host.services.store
+  const which = store.where.startsWith(store.kind) ? store.where : `${store.kind} (${store.where})`
+  try {
+    await store.consumeOnce(`toolhost-doctor-${process.pid}-${Date.now()}`, 1000)
+    return `${which}, reachable`
+  } catch (error) {
+    return `${which}, NOT reachable: ${(error as Error).message}`
+  }
+}
+
 // Names only: a value from .env may be a secret, and doctor's output is pasted into issues.
 function describeEnvFile(host: Host): string {
   const env = host.envFile
@@ -127,16 +141,18 @@ export async function callCommand(host: Host, args: CliArgs, io: Output): Promis
     throw new ToolhostError('E_USAGE', `call takes a tool name and one JSON argument, got ${args.positionals.length - 1} arguments after the name; quote the JSON: toolhost call ${name} '{"key": "value"}'`)
   }
   const stopProgress = showProgress(host, process.stderr)
+  const signals = stopOnSignals(io)
   let result: ToolResult
   try {
-    result = await host.call({ id: 'call_1', name, arguments: json ?? '' })
+    result = await host.call({ id: 'call_1', name, arguments: json ?? '' }, { signal: signals.signal })
   } finally {
+    signals.stop()
     stopProgress()
   }
   if (args.json) io.out(JSON.stringify(result, null, 2))
   else if (result.ok) io.out(result.content)
   else io.err(`error ${result.error?.code}: ${result.error?.message}`)
-  return result.ok ? 0 : 1
+  return signals.exitCode(result.ok ? 0 : 1)
 }
 
 /** Reads a batch file (or stdin for `-`). */
@@ -167,12 +183,15 @@ function noCallsNote(file: string | undefined): string {
 export async function runCommand(host: Host, args: CliArgs, io: Output): Promise<number> {
   const calls = readBatch(args.positionals[0])
   if (calls.length === 0) io.err(noCallsNote(args.positionals[0]))
-  const results = await runAndPrint(host, calls, args, io)
-  return results.every((r) => r.ok) ? 0 : 1
+  const { results, exitCode } = await runAndPrint(host, calls, args, io)
+  return exitCode(results.every((r) => r.ok) ? 0 : 1)
 }
 
-/** Runs a batch and prints its results (and, with `--trace`, the timeline); resolves with the results. */
-export async function runAndPrint(host: Host, calls: ReturnType<typeof parseBatch>, args: CliArgs, io: Output): Promise<ToolResult[]> {
+/**
+ * Runs a batch and prints its results (and, with `--trace`, the timeline); resolves with the results
+ * and the exit code to give (130 or 143 once SIGINT or SIGTERM interrupted the batch).
+ */
+export async function runAndPrint(host: Host, calls: ReturnType<typeof parseBatch>, args: CliArgs, io: Output): Promise<{ results: ToolResult[]; exitCode: (code: number) => number }> {
   const mode = (args.mode as Host['mode'] | undefined) ?? host.mode
   const waits = new Map<string, Wait[]>()
   const pool = new Map<string, PoolWait>()
@@ -181,15 +200,13 @@ export async function runAndPrint(host: Host, calls: ReturnType<typeof parseBatc
     else if (e.type === 'waiting-worker') pool.set(e.id, { worker: e.behind })
     else if (e.type === 'waiting-rate') pool.set(e.id, { rate: { group: e.group, limit: e.limit } })
   })
-  const controller = new AbortController()
-  const onSigint = (): void => controller.abort()
-  process.once('SIGINT', onSigint)
+  const signals = stopOnSignals(io)
   const stopProgress = showProgress(host, process.stderr)
   let results: ToolResult[]
   try {
-    results = await host.run(calls, { mode, trace: args.trace, signal: controller.signal })
+    results = await host.run(calls, { mode, trace: args.trace, signal: signals.signal })
   } finally {
-    process.off('SIGINT', onSigint)
+    signals.stop()
     stopProgress()
     stop()
   }
@@ -204,7 +221,7 @@ export async function runAndPrint(host: Host, calls: ReturnType<typeof parseBatc
     }
     if (args.trace) io.out(`\n${mode} mode timeline:\n${renderTimeline(results, waits, undefined, pool)}`)
   }
-  return results
+  return { results, exitCode: signals.exitCode }
 }
 
 /** `toolhost explain FILE|-`: the plan without running anything. */

@@ -34,14 +34,16 @@ export async function demoCommand(args: CliArgs, io: Output): Promise<number> {
     io.out('== the tools (npx toolhost list) ==')
     await listCommand(host, { ...args, json: false }, io)
     io.out(`\n== the batch (${relativeOrAbsolute(batch)}), run with --trace ==`)
-    const results = await runAndPrint(host, calls, { ...args, json: false, trace: true }, io)
+    const { results, exitCode } = await runAndPrint(host, calls, { ...args, json: false, trace: true }, io)
+    if (exitCode(0) !== 0) return exitCode(1)
     const failed = results.filter((r) => !r.ok).map((r) => r.id)
     if (failed.join() !== ON_PURPOSE.join()) {
       io.err(`\ntoolhost demo: the batch did not go as it should: failed ${failed.join(', ') || 'nothing'}, expected only ${ON_PURPOSE.join(', ')} to fail; \`npx toolhost doctor\` shows what is missing`)
       return 1
     }
     io.out('\nThe two failed calls are on purpose: a misspelt tool name and a mistyped argument each get an error result the model can act on, and the rest of the batch runs.')
-    io.out(`Try: npx toolhost call echo '{"text":"hi"}'  ·  npx toolhost explain ${relativeOrAbsolute(batch)}  ·  npx toolhost doctor  ·  npx toolhost --help`)
+    // explain with the demo's permission mode, so it shows the writes as they ran, not as denied.
+    io.out(`Try: npx toolhost call echo '{"text":"hi"}'  ·  npx toolhost explain ${relativeOrAbsolute(batch)} --permission-mode ${permissionMode}  ·  npx toolhost doctor  ·  npx toolhost --help`)
     return 0
   } finally {
     await host.close()

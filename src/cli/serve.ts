@@ -31,6 +31,8 @@ export async function serveCommand(args: CliArgs, io: Output): Promise<number> {
   sealFor(sessions, approvalLedgerFor(host.services.store))
   const stopNotify = notifyOnToolChanges(host, sessions)
   const signalled = untilSignal()
+  let stoppedBy: NodeJS.Signals | undefined
+  void signalled.promise.then((signal) => (stoppedBy = signal))
   try {
     if (port === undefined) {
       const stdio = await serveStdio(host, sessions)
@@ -60,7 +62,8 @@ export async function serveCommand(args: CliArgs, io: Output): Promise<number> {
     stopNotify()
     await host.close()
   }
-  return 0
+  // Stopped by a signal, the conventional code (130 SIGINT, 143 SIGTERM); stdin closing is a clean end.
+  return stoppedBy === 'SIGINT' ? 130 : stoppedBy === 'SIGTERM' ? 143 : 0
 }
 
 // The console beside /mcp (serve.console): on a loopback address by default, elsewhere only when

@@ -1,22 +1,33 @@
 import { isDeepStrictEqual } from 'node:util'
-import type { ToolhostConfig } from './types.js'
+import { CONFIG_SCHEMA } from './schema.js'
+import type { LiveKey, ToolhostConfig } from './types.js'
+
+interface LiveNode {
+  'x-live'?: boolean
+  properties?: Record<string, LiveNode>
+}
 
 /**
- * The keys a running host takes from a changed config.yaml without a restart. They are read when a
- * call starts (its worker, its rate slot, its timeout), so a change applies to calls not yet started
- * and never to one already running. Every other key needs a restart.
+ * The key paths marked `x-live: true` in a config schema, in schema order (a marked section is one
+ * key: `hooks`).
+ *
+ * @example
+ * liveKeysOf(CONFIG_SCHEMA) // ['dispatch.max_workers', 'dispatch.timeout_ms', …, 'hooks']
  */
-export const LIVE_KEYS = [
-  'dispatch.max_workers',
-  'dispatch.timeout_ms',
-  'dispatch.interrupt_grace_ms',
-  'terminal.timeout_ms',
-  'web_search.timeout_ms',
-  'rate_limits',
-  'hooks',
-] as const
+export function liveKeysOf(node: LiveNode, prefix = ''): string[] {
+  return Object.entries(node.properties ?? {}).flatMap(([key, child]) =>
+    child['x-live'] ? [prefix + key] : liveKeysOf(child, `${prefix}${key}.`),
+  )
+}
 
-export type LiveKey = (typeof LIVE_KEYS)[number]
+/**
+ * The keys a running host takes from a changed config.yaml without a restart (`x-live` in the
+ * schema). They are read when a call starts (its worker, its rate slot, its timeout), so a change
+ * applies to calls not yet started and never to one already running. Every other key needs a restart.
+ */
+export const LIVE_KEYS = liveKeysOf(CONFIG_SCHEMA as LiveNode) as readonly LiveKey[]
+
+export type { LiveKey }
 
 /** What differs between two loaded configs: the live keys, and the keys that need a restart. */
 export interface ConfigChange {
@@ -64,14 +75,13 @@ export function diffConfig(before: ToolhostConfig, after: ToolhostConfig): Confi
  * const inForce = withLiveKeys(inForce, reloaded)
  */
 export function withLiveKeys(current: ToolhostConfig, next: ToolhostConfig): ToolhostConfig {
-  return {
-    ...current,
-    dispatch: { ...current.dispatch, max_workers: next.dispatch.max_workers, timeout_ms: next.dispatch.timeout_ms, interrupt_grace_ms: next.dispatch.interrupt_grace_ms },
-    terminal: { ...current.terminal, timeout_ms: next.terminal.timeout_ms },
-    web_search: { ...current.web_search, timeout_ms: next.web_search.timeout_ms },
-    rate_limits: next.rate_limits,
-    hooks: next.hooks,
+  const merged = { ...current } as unknown as Record<string, Record<string, unknown>>
+  for (const key of LIVE_KEYS) {
+    const [section, name] = key.split('.') as [keyof ToolhostConfig, string | undefined]
+    if (name === undefined) merged[section] = next[section] as never
+    else merged[section] = { ...merged[section], [name]: (next[section] as unknown as Record<string, unknown>)[name] }
   }
+  return merged as unknown as ToolhostConfig
 }
 
 /**

@@ -62,12 +62,19 @@ export function mergeConfig(raw: unknown, source: string): ToolhostConfig {
   // A section written with all its keys commented out (`dispatch:`) is null in YAML: treat it as empty.
   raw = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== null))
   if (Object.keys(raw as object).length === 0) return defaultConfig()
-  validateConfig ??= createAjv().compile(CONFIG_SCHEMA)
+  validateConfig ??= compileConfigSchema()
   if (!validateConfig(raw)) {
     const problems = (validateConfig.errors ?? []).map((error) => describeConfigError(error, raw))
     throw new ToolhostError('E_CONFIG_INVALID', `${source}: ${[...new Set(problems)].join('; ')}`)
   }
   return deepMerge(defaultConfig(), raw) as ToolhostConfig
+}
+
+/** The config validator: the schema's own annotation `x-live` (live-config.ts) declared, as ajv's strict mode asks. */
+function compileConfigSchema(): ValidateFunction {
+  const ajv = createAjv()
+  ajv.addKeyword({ keyword: 'x-live', schemaType: 'boolean' })
+  return ajv.compile(CONFIG_SCHEMA)
 }
 
 function describeConfigError(error: { instancePath: string; schemaPath: string; keyword: string; params: Record<string, unknown>; message?: string }, raw: unknown): string {

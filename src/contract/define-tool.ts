@@ -123,6 +123,9 @@ function assertSpecShape(spec: ToolSpec<never>): void {
   if (typeof spec.description !== 'string' || spec.description.trim() === '')
     fail(`tool "${spec.name}": \`description\` must be a non-empty string`, spec.description)
   if (typeof spec.handler !== 'function') fail(`tool "${spec.name}": \`handler\` must be a function`, spec.handler)
+  // The MCP SDK takes a raw zod shape ({ a: z.string() }); here it must be one schema (issue 31).
+  if (isRawShape(spec.parameters))
+    fail(`tool "${spec.name}": \`parameters\` is a raw zod shape ({ ${Object.keys(spec.parameters as object).join(', ')} }), as the MCP SDK takes it; wrap it in z.object(): parameters: z.object({ ... })`, Object.keys(spec.parameters as object))
   if (typeof spec.parameters !== 'object' || spec.parameters === null || spec.parameters.type !== 'object')
     fail(`tool "${spec.name}": \`parameters\` must be a JSON Schema with type "object"`, spec.parameters)
   if (spec.outputSchema !== undefined && (typeof spec.outputSchema !== 'object' || spec.outputSchema === null || spec.outputSchema.type !== 'object'))
@@ -143,4 +146,11 @@ function assertSpecShape(spec: ToolSpec<never>): void {
   if (spec.scope !== undefined && spec.pathScoped === false) {
     fail(`tool "${spec.name}": \`scope\` says what each call touches, so the tool is path-scoped, but \`pathScoped\` is false; remove \`pathScoped: false\` (or remove \`scope\` if the tool should not be scheduled by path)`, spec.pathScoped)
   }
+}
+
+// An object of Standard Schemas with no JSON Schema `type`: the shape z.object() would take.
+function isRawShape(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || 'type' in value) return false
+  const values = Object.values(value)
+  return values.length > 0 && values.every(isStandardSchema)
 }

@@ -126,7 +126,7 @@ async function loadNow(file: string, registry: ToolRegistry, reload: boolean, ti
   importCounts.set(file, count + 1)
   const version = count > 0 ? count : undefined
   try {
-    return { ok: true, tools: await registry.replaceSource(file, () => withinTime(importPlugin(file, version), timeoutMs)) }
+    return { ok: true, tools: await registry.replaceSource(file, () => withinTime(withoutExit(file, () => importPlugin(file, version)), timeoutMs)) }
   } catch (error) {
     if (error === TIMED_OUT) {
       return { ok: false, message: `${file} did not finish loading within ${timeoutMs} ms (plugins.import_timeout_ms): its import waits for something (a top-level await, a connection) that has not come; none of its tools are registered` }
@@ -145,6 +145,23 @@ function duplicateOf(error: unknown): { duplicate?: PluginLoadError['duplicate']
 }
 
 const TIMED_OUT = new Error('the import timed out')
+
+// A plugin that calls process.exit while it imports (a repository's script run as a plugin) took
+// the whole host down with no toolhost word: during an import, process.exit throws instead, so the
+// file fails to load, named, and the host goes on. (Imports run one at a time: see `loading`.)
+async function withoutExit<T>(file: string, work: () => Promise<T>): Promise<T> {
+  const exit = process.exit
+  let code: unknown
+  process.exit = ((value?: unknown) => {
+    code = value
+    throw new Error(`${file} called process.exit(${code === undefined ? '' : String(code)}) while it was imported; a plugin may not end the host: none of its tools are registered`)
+  }) as typeof process.exit
+  try {
+    return await work()
+  } finally {
+    process.exit = exit
+  }
+}
 
 // The import, or TIMED_OUT after `ms`; an import still running then is left behind (it cannot be
 // cancelled), and a late failure of it is absorbed.

@@ -36,7 +36,7 @@ export interface CallJudgeOptions {
  *
  * @example
  * const judge = new CallJudge({ mode: 'default', rules, session, checkTimeoutMs: 5000, caseInsensitive: false, pathScoped: new Set() })
- * const judged = await judge.judge(item, signal, host) // a JudgedCall, or { item, refused }
+ * const judged = await judge.judge(item, signal, on) // a JudgedCall, or { item, refused }
  */
 export class CallJudge {
   readonly #mode: PermissionMode
@@ -76,7 +76,7 @@ export class CallJudge {
     for (let k = 0; k < items.length; k++) {
       const item = items[k]!
       try {
-        judged[k] = this.#assess(item, item.args, undefined, on)
+        judged[k] = this.#assess(item, item.args, snapshotArgs(item.args), undefined, on)
       } catch (error) {
         judged[k] = decisionFailed(item, error)
       }
@@ -86,7 +86,8 @@ export class CallJudge {
 
   async #judgeUnsafe(item: AuthoriseItem, signal: AbortSignal, on: DecidingFor): Promise<Judged> {
     const { tool } = item
-    if (!tool.checkPermissions) return this.#assess(item, item.args, undefined, on)
+    const seen = snapshotArgs(item.args)
+    if (!tool.checkPermissions) return this.#assess(item, item.args, seen, undefined, on)
     if (signal.aborted) return { item, refused: checkStopped(tool.name) }
     let said: unknown
     // The tool's check gets its own signal: aborted by the run's interrupt or the host's close (the
@@ -102,7 +103,8 @@ export class CallJudge {
     signal.addEventListener('abort', onAbort, { once: true })
     let timer: NodeJS.Timeout | undefined
     try {
-      const answer = tool.checkPermissions(item.args, permissionContext(item, own, on))
+      // The frozen snapshot: a check that changes what it is shown changes neither what runs nor what is logged.
+      const answer = tool.checkPermissions(seen, permissionContext(item, own, on))
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(CHECK_TIMED_OUT), this.#checkTimeoutMs)
       })
@@ -120,37 +122,40 @@ export class CallJudge {
     }
     const checked = checkToolSay(said)
     if (typeof checked === 'string') return { item, refused: { code: 'E_DENIED', message: `${tool.name} did not run: its permission check returned ${checked}; this is a fault in the tool, not in your call` } }
-    let args = item.args
     if ('updatedArgs' in checked && checked.updatedArgs !== undefined) {
-      const invalid = revalidate(on, tool.name, checked.updatedArgs)
+      // A copy of the tool's new arguments, checked and run as they are now: the check keeps no
+      // handle on what runs (it may hand back parts of the frozen snapshot, or change its object later).
+      const updated: unknown = copyUpdated(checked.updatedArgs)
+      const invalid = revalidate(on, tool.name, updated)
       if (invalid) return { item, refused: invalid }
-      args = checked.updatedArgs
+      const args = updated as Record<string, unknown>
+      return this.#assess(item, args, snapshotArgs(args), checked, on)
     }
-    return this.#assess(item, args, checked, on)
+    return this.#assess(item, item.args, seen, checked, on)
   }
 
   // Decides a call once the tool had its say. The rule subject is worked out now only when the
   // decision can depend on it; otherwise it is made lazily (see JudgedCall), from the snapshot.
-  #assess(item: AuthoriseItem, args: Record<string, unknown>, toolSay: PermissionResult | undefined, on: DecidingFor): JudgedCall {
+  // `snapshot` is the frozen copy of `args` that the tool's judges read (see snapshotArgs).
+  #assess(item: AuthoriseItem, args: Record<string, unknown>, snapshot: Record<string, unknown>, toolSay: PermissionResult | undefined, on: DecidingFor): JudgedCall {
     const { tool } = item
-    const snapshot = snapshotArgs(args)
-    const needsApproval = tool.needsApproval === false ? false : needsApprovalFor(item, args, on)
+    const needsApproval = tool.needsApproval === false ? false : needsApprovalFor(item, snapshot, on)
     const pathScoped = tool.pathScoped || this.#pathScoped.has(tool.name)
     const context = pathScoped ? { root: on.host.workspace.root, caseInsensitive: this.#caseInsensitive, pathScoped } : this.#plainContext(on.host.workspace.root)
     const behaviour = this.#behaviourContext(on.host.workspace.root)
     if (!pathScoped && args === item.args && !this.#rulesName(tool.name) && !this.#session.hasTool(tool.name)) {
       // No rule names the tool, no session approval covers it, and a subject that is not paths is
       // never a file edit: the decision cannot depend on the subject.
-      const destructive = safeDestructive(tool, args, behaviour)
-      const facts: CallFacts = { readOnly: safeReadOnly(tool, args, behaviour), destructive, edit: false }
+      const destructive = safeDestructive(tool, snapshot, behaviour)
+      const facts: CallFacts = { readOnly: safeReadOnly(tool, snapshot, behaviour), destructive, edit: false }
       const decision = this.#decide(tool.name, NO_SUBJECTS, facts, toolSay, false, needsApproval, item.hookAsk)
       return new JudgedCall(item, args, snapshot, context, decision, facts)
     }
-    const subject = subjectOf(tool, args, context)
-    const subjects = args === item.args ? [subject] : [subject, subjectOf(tool, item.args, context)]
+    const subject = subjectOf(tool, snapshot, context, true)
+    const subjects = args === item.args ? [subject] : [subject, subjectOf(tool, snapshotArgs(item.args), context, true)]
     const keys = subjects.flatMap(subjectKeys)
-    const destructive = safeDestructive(tool, args, behaviour)
-    const facts: CallFacts = { readOnly: safeReadOnly(tool, args, behaviour), destructive, edit: isEditCall(tool.name, subject, destructive) }
+    const destructive = safeDestructive(tool, snapshot, behaviour)
+    const facts: CallFacts = { readOnly: safeReadOnly(tool, snapshot, behaviour), destructive, edit: isEditCall(tool.name, subject, destructive) }
     const decision = this.#decide(tool.name, subjects, facts, toolSay, this.#session.covers(tool.name, keys), needsApproval, item.hookAsk)
     return new JudgedCall(item, args, snapshot, context, decision, facts, subject, keys)
   }
@@ -257,6 +262,11 @@ function needsApprovalFor(item: AuthoriseItem, args: Record<string, unknown>, on
 
 // needsApproval's context: a call that is never aborted (the answer is synchronous).
 const NEVER_ABORTED = new AbortController()
+
+// A check's new arguments as plain data of their own (JSON's model: what a call's arguments are).
+function copyUpdated(updated: unknown): unknown {
+  return typeof updated === 'object' && updated !== null ? structuredClone(updated) : updated
+}
 
 // A tool's checkPermissions or needsApproval sees the context its handler would: the call, the host's
 // groups; its progress goes nowhere, its log lines to the host's log.

@@ -24,7 +24,7 @@ const AUDIT_STRING_CHARS = 2000
 export class JudgedCall {
   readonly item: AuthoriseItem
   readonly args: Record<string, unknown>
-  /** The arguments as decided on: keys sorted, nothing cut, never handed to the tool. */
+  /** The arguments as decided on: keys sorted, nothing cut, frozen (the tool's judges read it; its handler never gets it). */
   readonly snapshot: Record<string, unknown>
   readonly decision: PermissionDecision
   readonly facts: CallFacts
@@ -157,15 +157,32 @@ function fieldsOf(decision: PermissionDecision): DecisionFields {
 }
 
 /**
- * A deep copy of a call's arguments with keys sorted (what the audit log and rule subjects read),
- * made without recursion and without prototypes (a `"__proto__"` key is kept, as the handler gets
- * it). Fails like serialising the arguments would (a BigInt; admission refuses those already).
+ * A deep copy of a call's arguments with keys sorted, frozen at every depth: what the audit log and
+ * rule subjects read, and what the tool's own judges (`checkPermissions`, `needsApproval`,
+ * `readOnly`, `destructive`, `scope`) are handed, so none of them can change what runs or what is
+ * logged. Made without recursion and without prototypes (a `"__proto__"` key is kept, as the
+ * handler gets it). Fails like serialising the arguments would (a BigInt; admission refuses those
+ * already).
  *
  * @example
- * snapshotArgs({ b: 1, a: ['x'] }) // { a: ['x'], b: 1 }
+ * snapshotArgs({ b: 1, a: ['x'] }) // { a: ['x'], b: 1 }, frozen
  */
 export function snapshotArgs(args: Record<string, unknown>): Record<string, unknown> {
-  return sortKeys(args) as Record<string, unknown>
+  return freezeDeep(sortKeys(args)) as Record<string, unknown>
+}
+
+// Object.freeze at every depth, without recursion (the copy is fresh: no cycles, no shared parts).
+function freezeDeep(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value
+  const pending: object[] = [value]
+  while (pending.length > 0) {
+    const container = Object.freeze(pending.pop()!) as Record<string, unknown>
+    for (const key of Object.keys(container)) {
+      const child = container[key]
+      if (typeof child === 'object' && child !== null) pending.push(child)
+    }
+  }
+  return value
 }
 
 /** True when the tool asks to be consulted before each call (the batch must then wait for it). */

@@ -128,6 +128,8 @@ describe('toolhost doctor', () => {
     const run = await inProcess(withFixtures('doctor', '--plugins', OK, '--plugins', 'no/such/folder'))
     expect(run.code).toBe(0)
     expect(run.stdout).toContain('env file:      (disabled)')
+    // Issue 31: which store, and whether it answers.
+    expect(run.stdout).toMatch(/^store: +memory \(this process\), reachable$/m)
     expect(run.stdout).toContain(`root:          ${root}`)
     expect(run.stdout).toContain(`missing folder ${path.resolve('no/such/folder')}`)
     expect(run.stdout).toMatch(/ok +.*fixtures\/plugins\/ok\/greet\.ts \(greet\)/)

@@ -149,6 +149,11 @@ describe('toolhost demo', () => {
     const tryLine = lines.find((l) => l.startsWith('Try: '))!
     for (const command of tryLine.slice(5).split('  ·  ')) expect(command).toMatch(/^npx toolhost /)
     expect(tryLine).toContain(`npx toolhost explain ${path.join(REPO, 'examples/demo-batch.json')}`)
+    // Issue 31: the explain it suggests shows what would run, not its writes denied.
+    const explain = tryLine.slice(5).split('  ·  ').find((c) => c.startsWith('npx toolhost explain '))!
+    const planned = await spawned(explain.split(' ').slice(2), dir)
+    expect(planned.stdout).toMatch(/call_write_todo write_file/)
+    expect(planned.stdout).not.toMatch(/permission: deny/)
     expect(snapshot(workspace)).toEqual(before)
     expect(snapshot(dir)).not.toHaveProperty('docs/todo.md')
   }, 60_000)

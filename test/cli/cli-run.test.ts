@@ -185,7 +185,7 @@ describe('toolhost run of a file without calls', () => {
 })
 
 describe('Ctrl-C during toolhost run', () => {
-  test('SIGINT: the running call is E_INTERRUPTED, the one not started is E_ABORTED, every call still has a result', async () => {
+  test('SIGINT: the running call is E_INTERRUPTED, the one not started is E_ABORTED, every call still has a result, exit 130', async () => {
     const root = workspace()
     const batch = writeBatch('interrupt.json', [
       { id: 'h', type: 'function', function: { name: 'hold', arguments: '{"marker":"started.txt"}' } },
@@ -198,7 +198,7 @@ describe('Ctrl-C during toolhost run', () => {
     // Interrupt once the first call is known to be running (it writes a marker file first).
     while (!existsSync(path.join(root, 'started.txt'))) await new Promise((r) => setTimeout(r, 50))
     child.kill('SIGINT')
-    expect(await exited).toBe(1)
+    expect(await exited).toBe(130)
     const out = JSON.parse(stdout) as { results: ToolResult[] }
     expect(out.results.map((r) => [r.id, r.error?.code])).toEqual([['h', 'E_INTERRUPTED'], ['n', 'E_ABORTED']])
   })

@@ -147,3 +147,8 @@ describe('detected by shape, not by library', () => {
     expect(describeIssues(many).at(-1)).toBe('and 5 more')
   })
 })
+
+test('issue 31: a raw zod shape, as the MCP SDK takes it, is refused with "wrap it in z.object()"', () => {
+  const spec = { name: 'raw', description: 'd', parameters: { a: z.string(), b: z.number() }, handler: () => 'x' }
+  expect(() => defineTool(spec as never)).toThrow(/raw zod shape \(\{ a, b \}\).*wrap it in z\.object\(\)/)
+})

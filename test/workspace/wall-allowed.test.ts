@@ -27,6 +27,7 @@ beforeAll(async () => {
   writeFileSync(path.join(root, '.git', 'config'), `[remote] url=${SECRET}\n`)
   mkdirSync(path.join(root, 'app'))
   writeFileSync(path.join(root, 'app', '.env'), `NESTED=${SECRET}\n`)
+  writeFileSync(path.join(root, '.env.example'), 'KEY=put-your-key-here\n')
   symlinkSync('.env', path.join(root, 'env-link'))
   mkdirSync(path.join(root, '.toolhost', 'results'), { recursive: true })
   writeFileSync(path.join(root, '.toolhost', 'results', 'call_1-m1abc2d-x4y5z6.txt'), 'a saved full result\n')
@@ -109,6 +110,12 @@ describe('workspace.deny (defaults: .env, .env.*, .git/**, .toolhost/**)', () =>
     expect(readFileSync(path.join(sb.root, '.env'), 'utf8')).toBe(before)
     expect(readFileSync(path.join(sb.root, '.toolhost', 'results', 'call_1-m1abc2d-x4y5z6.txt'), 'utf8')).toBe('a saved full result\n')
   })
+  // Issue 31: a template shipped for people to copy was refused as E_PATH_OUTSIDE_ROOT.
+  test('read_file .env.example is read: a template, not a secret (issue 31)', async () => {
+    const result = await call(host, 'read_file', { path: '.env.example' })
+    expect(result.ok, result.content).toBe(true)
+    expect(result.content).toContain('put-your-key-here')
+  })
   test('search_files skips denied files', async () => {
     const result = await call(host, 'search_files', { pattern: 'SECRET' })
     expect(result.content).not.toContain(SECRET)
@@ -150,6 +157,12 @@ describe('compileDenyList', () => {
     [['.env.*'], false, '.env.production', '.env.*'],
     [['.toolhost/**'], false, 'toolhost/x', undefined],
     [['.env'], false, '.', undefined],
+    [['.env', '.env.*', '!.env.example'], false, '.env.example', undefined],
+    [['.env', '.env.*', '!.env.example'], false, 'app/.env.example', undefined],
+    [['.env', '.env.*', '!.env.example'], false, '.env.local', '.env.*'],
+    [['.env.*', '!.env.example'], true, '.ENV.EXAMPLE', undefined],
+    [['secrets', '!.env.example'], false, 'secrets/.env.example', 'secrets'],
+    [['!.env.example'], false, '.env.example', undefined],
   ] as const)('%j (case-insensitive %s) on %s -> %s', (patterns, nocase, relative, expected) => {
     expect(compileDenyList(patterns, nocase).match(relative)).toBe(expected)
   })
