@@ -106,3 +106,7 @@ export type { ChatToolMessage, OpenAIDefinitionOptions } from './adapters/openai
 export type { FunctionCallOutputItem, NonStrictParametersSchema, ResponsesOutputPart, ResponsesToolDefinition, StrictParametersSchema } from './adapters/openai-responses.js'
 export type { AnthropicImageType, AnthropicResultPart, AnthropicToolDefinition, AnthropicToolResultBlock, AnthropicToolResultMessage } from './adapters/anthropic.js'
 export type { McpCallToolResult, McpToolAnnotations, McpToolDefinition } from './adapters/mcp-definitions.js'
+
+// A model's streaming reply read as it arrives: each call as its block closes, then the whole turn.
+export { isModelStream, readModelStream } from './adapters/model-stream.js'
+export type { AnthropicAssistantMessage, ChatAssistantMessage, ModelStreamEvent, ReadModelStreamOptions, StreamEnd, StreamedCall, StreamedTurn, StreamFormat, StreamStop } from './adapters/stream-types.js'
