@@ -13,6 +13,8 @@ import type { WorkerPool } from '../dispatch/schedule/worker-pool.js'
 import { describeThrown } from '../contract/errors.js'
 import { CallLifecycle } from '../pipeline/call-lifecycle.js'
 import { AllResults, AsCompleted } from '../pipeline/result-sinks.js'
+import { admitStreamedCalls } from '../pipeline/streamed-calls.js'
+import { isModelStream } from '../adapters/model-stream.js'
 import type { HostContext } from '../contract/host-context.js'
 import { checkChoice } from './setup.js'
 import type { DefinitionsQuery, HostOptions, HostServices, PlannedCall, RunOptions } from './host-types.js'
@@ -261,10 +263,18 @@ export class Host {
   /**
    * A batch: results in call order, exactly one per call. Never rejects for a tool's fault. Takes
    * `ToolCall[]`, or a model message in any supported format (Chat Completions assistant message,
-   * Responses output items, Anthropic assistant message, or the whole API response).
+   * Responses output items, Anthropic assistant message, or the whole API response), or a model's
+   * streaming reply as its SDK returns it (Chat Completions chunks, Responses events, Anthropic
+   * Messages events): each call is admitted the moment its block closes (`options.onStreamEvent`
+   * gets the text deltas and the whole turn).
    */
   async run(callsOrMessage: readonly ToolCall[] | object, options: RunOptions = {}): Promise<ToolResult[]> {
     checkChoice('host.run(calls, { mode })', options.mode, DISPATCH_MODES)
+    if (isModelStream(callsOrMessage)) {
+      const all = new AllResults()
+      await admitStreamedCalls(callsOrMessage, options, options.mode ?? this.mode, this.#lifecycle, all)
+      return all.promise
+    }
     const calls = toCalls(callsOrMessage)
     const all = new AllResults(calls.length)
     void this.#lifecycle.handle(calls, options, all)
@@ -274,6 +284,19 @@ export class Host {
   /** A batch whose results are yielded as each completes (completion order). */
   async *stream(callsOrMessage: readonly ToolCall[] | object, options: RunOptions = {}): AsyncGenerator<ToolResult, void, undefined> {
     checkChoice('host.stream(calls, { mode })', options.mode, DISPATCH_MODES)
+    if (isModelStream(callsOrMessage)) {
+      const done = new AsCompleted()
+      const admitted = admitStreamedCalls(callsOrMessage, options, options.mode ?? this.mode, this.#lifecycle, done)
+      // A stream that is no model's stream fails here, before anything was admitted.
+      let failed: unknown
+      admitted.catch((error: unknown) => {
+        failed = error
+        done.seal()
+      })
+      yield* done
+      if (failed !== undefined) throw failed
+      return
+    }
     const calls = toCalls(callsOrMessage)
     const done = new AsCompleted(calls.length)
     void this.#lifecycle.handle(calls, options, done)

@@ -96,6 +96,12 @@ export class CallLifecycle {
     return this.#admitStage(staged, batch)
   }
 
+  /** A call that cannot be run as it arrived (a model's stream cut it off): its error result into `sink` at `index`. */
+  refuse(call: ToolCall, error: ToolError, options: RunOptions, sink: ResultSink, index: number): void {
+    const batch = new Batch(++this.#batches, options, undefined, sink, index, this.#onOutcome)
+    this.#refuse(batch, 0, call, error)
+  }
+
   // 1. Parse: each call looked up and its arguments parsed and validated, after the nulls strict
   // mode introduced are taken out of the calls to tools offered strictly.
   #parse(given: readonly ToolCall[]): Staged[] {

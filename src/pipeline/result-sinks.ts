@@ -21,20 +21,39 @@ export class AllResults implements ResultSink {
   readonly promise: Promise<ToolResult[]>
   readonly #results: ToolResult[]
   #left: number
+  #sealed: boolean
   #resolve!: (results: ToolResult[]) => void
 
-  constructor(size: number) {
-    this.#results = new Array<ToolResult>(size)
-    this.#left = size
+  /** `size`: the results to wait for; without it the sink grows by `expect` until `seal()` (a model's stream). */
+  constructor(size?: number) {
+    this.#results = new Array<ToolResult>(size ?? 0)
+    this.#left = size ?? 0
+    this.#sealed = size !== undefined
     this.promise = new Promise<ToolResult[]>((resolve) => {
       this.#resolve = resolve
     })
-    if (size === 0) this.#resolve(this.#results)
+    this.#settle()
+  }
+
+  /** `count` more results will come. */
+  expect(count: number): void {
+    this.#left += count
+  }
+
+  /** No more results will be expected: the promise resolves once those expected are in. */
+  seal(): void {
+    this.#sealed = true
+    this.#settle()
   }
 
   put(index: number, result: ToolResult): void {
     this.#results[index] = result
-    if (--this.#left === 0) this.#resolve(this.#results)
+    this.#left--
+    this.#settle()
+  }
+
+  #settle(): void {
+    if (this.#sealed && this.#left === 0) this.#resolve(this.#results)
   }
 }
 

@@ -1,5 +1,6 @@
 import type { DispatchMode } from '../config/types.js'
 import type { Audience } from '../contract/messages.js'
+import type { ModelStreamEvent } from '../adapters/stream-types.js'
 
 /** How one batch runs (`host.run`, `host.stream`, `host.call`). */
 export interface RunOptions {
@@ -18,4 +19,10 @@ export interface RunOptions {
    * makes a hidden tool available, how to allow a call) suits them. The console's form says `person`.
    */
   audience?: Audience
+  /**
+   * For a model's streaming reply (`host.run(stream)`, `host.stream(stream)`): each text and reasoning
+   * delta as it arrives (for a UI), and last the `end` event with the whole assistant turn as the API
+   * would have returned it (`end.turn`: give it to the next request as with a whole reply).
+   */
+  onStreamEvent?: (event: Exclude<ModelStreamEvent, { type: 'call' }>) => void
 }

@@ -1,0 +1,36 @@
+// The handler's context is grouped (call, workspace, settings, services, report); the flat names of
+// earlier releases read the same values.
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { expect, test } from 'vitest'
+import { createHost } from '../../src/host/create-host.js'
+import { silentLogger } from '../../src/contract/logger.js'
+import { ToolRegistry } from '../../src/registry/registry.js'
+import { defineTool } from '../../src/contract/define-tool.js'
+import type { ToolContext } from '../../src/contract/types.js'
+
+test('a handler reads its call, workspace, settings and report from their groups, and the deprecated flat names agree', async () => {
+  const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolhost-ctx-')))
+  let seen: ToolContext | undefined
+  const registry = new ToolRegistry()
+  registry.register(defineTool({ name: 'look', description: 'looks at its context', parameters: { type: 'object', properties: {}, additionalProperties: false }, handler: (_args, ctx) => {
+    seen = ctx
+    ctx.report.progress('half', 1, 2)
+    return 'ok'
+  } }))
+  const host = await createHost({ root, registry, loadPlugins: false, env: { FLAG: 'on' }, config: { env_file: '', permissions: { mode: 'bypass' } }, log: silentLogger })
+  const progress: string[] = []
+  host.onEvent((e) => e.type === 'progress' && progress.push(`${e.id} ${e.message}`))
+  const [result] = await host.run([{ id: 'c1', name: 'look', arguments: '{}' }])
+  await host.close()
+  rmSync(root, { recursive: true, force: true })
+  expect(result!.ok).toBe(true)
+  const ctx = seen!
+  expect([ctx.call.id, ctx.call.tool, ctx.call.signal.aborted]).toEqual(['c1', 'look', false])
+  expect(ctx.workspace.root).toBe(root)
+  expect(ctx.settings.env.FLAG).toBe('on')
+  expect(ctx.settings.config.dispatch.max_workers).toBe(host.config.dispatch.max_workers)
+  expect(progress).toEqual(['c1 half'])
+  expect([ctx.callId, ctx.root, ctx.env, ctx.config, ctx.session, ctx.signal]).toEqual([ctx.call.id, ctx.workspace.root, ctx.settings.env, ctx.settings.config, ctx.workspace.session, ctx.call.signal])
+})
