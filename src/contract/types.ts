@@ -1,6 +1,7 @@
 /** The tool contract and the shapes that flow through the host. Types only. */
 import type { ToolhostConfig } from '../config/types.js'
 import type { ProcessService } from './process-service.js'
+import type { ErrorCode } from './errors.js'
 
 /** A JSON Schema object (plugin schemas are trusted code; model arguments are not). */
 export type JsonSchema = Record<string, unknown>
@@ -282,7 +283,8 @@ export interface ToolCall {
 }
 
 export interface ToolError {
-  code: string
+  /** A code of the catalogue (`ERROR_CODES`, docs/embedding.md's table): a misspelt code does not compile. */
+  code: ErrorCode
   message: string
 }
 

@@ -1,4 +1,4 @@
-import type { ToolResult } from '../contract/types.js'
+import type { ToolError, ToolResult } from '../contract/types.js'
 import type { HookRunContext, ReadyHook } from './call-hooks.js'
 import type { HookRecord } from './run-before-hooks.js'
 
@@ -18,7 +18,7 @@ export async function runAfterHooks(hooks: readonly ReadyHook[], args: Record<st
   for (const hook of hooks) {
     const shown = { ok: result.ok, content: result.content, ...(result.error ? { error: result.error } : {}) }
     const verdict = await hook.run({ event: 'after_call', id: result.id, tool, arguments: args, result: shown }, context)
-    let withheld: { code: string; message: string } | undefined
+    let withheld: ToolError | undefined
     if (verdict.kind === 'aborted') withheld = { code: 'E_INTERRUPTED', message: `${tool} ran, but the run was interrupted while its hook ${hook.name} read the result, so the result is withheld` }
     else if (verdict.kind === 'failed') withheld = { code: 'E_DENIED', message: `${tool} ran, but its result is withheld: its hook ${hook.name} ${verdict.why}; this is a fault in the hook, not in your call` }
     else if (verdict.answer.decision === 'deny') withheld = { code: 'E_DENIED', message: `${tool} ran, but the hook ${hook.name} withheld its result: ${verdict.answer.reason ?? 'it gave no reason'}` }

@@ -14,7 +14,7 @@ export interface HeldCall {
 }
 
 /** The decision when an authoriser gave none for a call. */
-export const NO_DECISION = { run: false as const, error: { code: 'E_DENIED', message: 'no permission decision was made for this call' } }
+export const NO_DECISION: { readonly run: false; readonly error: ToolError } = { run: false, error: { code: 'E_DENIED', message: 'no permission decision was made for this call' } }
 
 /**
  * One decision for the held calls of a batch, once availability is known: a hidden tool's calls get
