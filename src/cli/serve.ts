@@ -31,8 +31,6 @@ export async function serveCommand(args: CliArgs, io: Output): Promise<number> {
   sealFor(sessions, approvalLedgerFor(host.services.store))
   const stopNotify = notifyOnToolChanges(host, sessions)
   const signalled = untilSignal()
-  let stoppedBy: NodeJS.Signals | undefined
-  void signalled.promise.then((signal) => (stoppedBy = signal))
   try {
     if (port === undefined) {
       const stdio = await serveStdio(host, sessions)
@@ -62,8 +60,9 @@ export async function serveCommand(args: CliArgs, io: Output): Promise<number> {
     stopNotify()
     await host.close()
   }
-  // Stopped by a signal, the conventional code (130 SIGINT, 143 SIGTERM); stdin closing is a clean end.
-  return stoppedBy === 'SIGINT' ? 130 : stoppedBy === 'SIGTERM' ? 143 : 0
+  // A server stopped by SIGINT or SIGTERM has drained (docs/deploy.md): a planned stop, exit 0 as when
+  // stdin closes; orchestrators read a non-zero code as a crash.
+  return 0
 }
 
 // The console beside /mcp (serve.console): on a loopback address by default, elsewhere only when
