@@ -23,6 +23,7 @@ import type { AnyTool, ToolCall, ToolError, ToolResult } from '../contract/types
 import type { CallHookSet } from '../hooks/call-hooks.js'
 import { AdmittedCall, type StartCall } from './admitted-call.js'
 import { Batch } from './batch.js'
+import { announce, openAnnounced } from './lifecycle-events.js'
 import { HookStage, type HookStageParts } from './hook-stage.js'
 import type { PlannedCall } from './planned-call.js'
 import type { ResultSink } from './result-sinks.js'
@@ -163,7 +164,7 @@ export class CallLifecycle {
         continue
       }
       const call = this.#admitted(item, decision)
-      if (listening) this.#announce(item, call, batch.number, decision.args)
+      if (listening) announce(this.#parts, item, call, batch.number, decision.args)
       batch.schedule(item, decision.args)
       toSchedule.push(call)
     }
@@ -192,7 +193,7 @@ export class CallLifecycle {
     const decided = decideHeld(held, known, (items) => this.#decide(items, options.signal, false), admit)
     const footprintOf = (tool: AnyTool, args: Record<string, unknown>): Footprint => this.footprintOf(tool, args)
     const listening = this.#parts.events.isListening
-    const open = (h: HeldCall, decision: AuthoriseDecision | ToolError): ReturnType<typeof openHeld> => (listening ? this.#openAnnounced(h, decision, footprintOf) : openHeld(h, decision, footprintOf))
+    const open = (h: HeldCall, decision: AuthoriseDecision | ToolError): ReturnType<typeof openHeld> => (listening ? openAnnounced(this.#parts, h, decision, footprintOf) : openHeld(h, decision, footprintOf))
     const toSchedule = held.map((h, k): SchedulableCall => {
       const call: SchedulableCall = { id: h.item.call.id, footprint: h.footprint, gate: decided.then((all) => open(h, all[k]!)), start: this.#heldStarter(h), profile: this.#parts.scheduler.profileOf(h.item.tool.name, h.item.tool.toolset) }
       if (!claimsAcrossHosts(h.item.tool)) call.crossHost = false
@@ -370,38 +371,6 @@ export class CallLifecycle {
       this.#parts.context.offers.log[level](message, fields)
       if (this.#parts.events.isListening) this.#parts.events.emit({ type: 'log', id: callId, level, message, ...(fields === undefined ? {} : { fields }) })
     },
-  }
-
-  // For listeners, just before the call is submitted: 'admitted' (its tool, batch, footprint kind,
-  // and whether it waits for a person), and an 'approval' event when its gate opens or refuses.
-  #announce(item: AuthoriseItem, call: SchedulableCall, batch: number, args: Record<string, unknown>): void {
-    const { events, now } = this.#parts
-    const id = item.call.id
-    const gate = call.gate
-    if (gate) {
-      call.gate = gate.then((error) => {
-        events.emit({ type: 'approval', id, at: now(), outcome: error ? 'denied' : 'approved', ...(error ? { code: error.code } : {}) })
-        return error
-      })
-    }
-    events.emit({ type: 'admitted', id, name: item.tool.name, batch, at: now(), footprint: call.footprint.kind, permission: gate ? 'ask' : 'allow', arguments: args })
-  }
-
-  // A held call's checks came out (for listeners): allowed, refused, or asking a person, whose
-  // answer is then an 'approval' event. Only a person's answer is an approval.
-  #openAnnounced(h: HeldCall, decision: AuthoriseDecision | ToolError, footprintOf: (tool: AnyTool, args: Record<string, unknown>) => Footprint): ReturnType<typeof openHeld> {
-    const { events, now } = this.#parts
-    const id = h.item.call.id
-    const opened = openHeld(h, decision, footprintOf)
-    if (!(opened instanceof Promise)) {
-      events.emit({ type: 'checked', id, at: now(), outcome: opened ? 'refused' : 'allowed', ...(opened ? { code: opened.code } : {}) })
-      return opened
-    }
-    events.emit({ type: 'checked', id, at: now(), outcome: 'asking' })
-    return opened.then((error) => {
-      events.emit({ type: 'approval', id, at: now(), outcome: error ? 'denied' : 'approved', ...(error ? { code: error.code } : {}) })
-      return error
-    })
   }
 }
 

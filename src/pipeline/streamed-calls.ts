@@ -25,6 +25,8 @@ export interface GrowingSink extends ResultSink {
 export async function admitStreamedCalls(stream: AsyncIterable<unknown>, options: RunOptions, mode: DispatchMode, lifecycle: CallLifecycle, sink: GrowingSink): Promise<void> {
   let placing: Promise<void> | undefined
   const gathered: ToolCall[] = []
+  // Each gathered call's index in the turn (a cut-off call between them took its own slot).
+  const gatheredAt: number[] = []
   const admit = (call: ToolCall, index: number): void => {
     sink.expect(1)
     if (placing === undefined) placing = lifecycle.handle([call], options, sink, index)
@@ -33,38 +35,26 @@ export async function admitStreamedCalls(stream: AsyncIterable<unknown>, options
   try {
     for await (const event of readModelStream(stream, options.signal ? { signal: options.signal } : {})) {
       if (event.type === 'call') {
-        const call = asToolCall(event.call)
+        const call: ToolCall = { id: event.call.id, name: event.call.name, arguments: event.call.arguments }
         if (!event.call.finished) {
           sink.expect(1)
           lifecycle.refuse(call, cutOff(event.call), options, sink, event.call.index)
         } else if (mode === 'graph') admit(call, event.call.index)
-        else gathered.push(call)
+        else {
+          gathered.push(call)
+          gatheredAt.push(event.call.index)
+        }
       }
       tell(options, event)
     }
   } finally {
     if (gathered.length > 0) {
       sink.expect(gathered.length)
-      void lifecycle.handle(gathered, options, indexed(sink, gathered))
+      void lifecycle.handle(gathered, options, { put: (index, result) => sink.put(gatheredAt[index]!, result) })
     }
     await placing
     sink.seal()
   }
-}
-
-// The gathered calls of a non-graph stream keep their indexes in the turn (a cut-off call between
-// them took its own slot).
-function indexed(sink: ResultSink, calls: readonly ToolCall[]): ResultSink {
-  const at = calls.map((c) => (c as ToolCall & { [TURN_INDEX]: number })[TURN_INDEX])
-  return { put: (index, result) => sink.put(at[index]!, result) }
-}
-
-const TURN_INDEX = Symbol('turn index')
-
-function asToolCall(call: StreamedCall): ToolCall {
-  const made: ToolCall & { [TURN_INDEX]?: number } = { id: call.id, name: call.name, arguments: call.arguments }
-  Object.defineProperty(made, TURN_INDEX, { value: call.index })
-  return made
 }
 
 function cutOff(call: StreamedCall): ToolError {
