@@ -54,7 +54,7 @@ describe('the Redis URL', () => {
   })
 })
 
-describe.skipIf(!hasRedis)('Redis store against a redis-server of its own (reason: skipped only where redis-server is not installed; .ci/run installs it)', () => {
+describe.skipIf(!hasRedis)('Redis store against a redis-server of its own (reason: needs redis-server; sudo apt-get install -y redis-server enables it, npm test as root installs it)', () => {
   let redis: TestRedis
   const stores: RedisStore[] = []
   let prefixes = 0
