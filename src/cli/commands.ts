@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { parseBatch } from '../adapters/parse-batch.js'
 import type { Wait } from '../dispatch/schedule/scheduler.js'
 import { ToolhostError } from '../contract/errors.js'
-import type { Host } from '../host/host.js'
+import { internalsOf, type Host } from '../host/host.js'
 import { underRoot } from '../workspace/paths.js'
 import type { ToolResult } from '../contract/types.js'
 import type { CliArgs } from './args.js'
@@ -63,11 +63,11 @@ export async function doctorCommand(host: Host, _args: CliArgs, io: Output): Pro
   io.out(`root:          ${host.root}`)
   io.out(`env file:      ${describeEnvFile(host)}`)
   io.out(`mode:          ${host.mode}, max_workers ${host.maxWorkers}${host.maxWorkersFrom === 'config' ? '' : ` (from ${host.maxWorkersFrom})`}, timeout ${c.dispatch.timeout_ms} ms, interrupt grace ${c.dispatch.interrupt_grace_ms} ms`)
-  const rules = host.pool.rateRules
+  const rules = internalsOf(host).pool.rateRules
   io.out(`rate limits:   ${rules.length === 0 ? 'none' : rules.map((r) => `${r.key}: ${describeRateLimit(r.limit)}`).join('; ')}`)
   const watcher = host.services.configWatcher
   io.out(`live limits:   ${watcher ? `${host.configFile} is watched: worker limit, rate limits, timeouts and hooks apply to calls not yet started` : 'off (plugins.watch or serve --watch turns it on); limits change on restart'}`)
-  const known = host.estimates.known()
+  const known = internalsOf(host).estimates.known()
   io.out(`durations:     ${known.length} tool${known.length === 1 ? '' : 's'} with an estimate${c.dispatch.duration_estimates === '' ? ' (kept in memory only)' : `, kept in ${underRoot(host.root, c.dispatch.duration_estimates)}`}`)
   const ruleCount = c.permissions.allow.length + c.permissions.ask.length + c.permissions.deny.length
   io.out(`permissions:   ${c.permissions.mode}, ${ruleCount} rule${ruleCount === 1 ? '' : 's'} (allow ${c.permissions.allow.length}, ask ${c.permissions.ask.length}, deny ${c.permissions.deny.length}), audit log ${c.permissions.audit_log === '' ? 'off' : underRoot(host.root, c.permissions.audit_log)}`)

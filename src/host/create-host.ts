@@ -5,7 +5,7 @@ import { DISPATCH_MODES, PERMISSION_MODES, type ToolhostConfig } from '../config
 import { checkChoice, resolveSetup, withPermissionOverrides } from './setup.js'
 import { checkConfigNames, checkPluginHookNames } from './config-names.js'
 import type { HostOptions, HostServices } from './host-types.js'
-import { Host, type HostParts } from './host.js'
+import { HostRuntime, type Host, type HostParts } from './host.js'
 import { builtinPluginFiles, duplicatesBuiltins } from '../loader/builtin-plugins.js'
 import { loadPlugins } from '../loader/load-plugins.js'
 import { createLogger } from '../contract/logger.js'
@@ -50,7 +50,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   const joined = store.open()
   const services: AttachedServices = { processes: opened.processes, store, tempSweep: sweep.done }
   const parts: HostParts = { log, authoriser, services, pluginReport: { loaded: [], failed: [], toolsByFile: new Map() }, envFile: undefined }
-  const host = new Host(setup, options, parts)
+  const host = new HostRuntime(setup, options, parts)
   // Closed in reverse: the sweep, the processes, the permission gate (its audit log), then the store
   // (every call has been released by then: this host leaves it holding nothing).
   host.onClose(() => store.close())

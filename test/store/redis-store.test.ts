@@ -1,3 +1,4 @@
+import { internalsOf } from '../../src/host/host.js'
 import { spawn } from 'node:child_process'
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import os from 'node:os'
@@ -131,10 +132,10 @@ describe.skipIf(!hasRedis)('Redis store against a redis-server of its own (reaso
     const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolhost-redis-estimates-')))
     const config = { plugins: { dirs: [] }, env_file: '', permissions: { mode: 'bypass' }, dispatch: { duration_estimates: '' }, store: `${redis.url}/0?prefix=t${prefixes}` }
     const first = await createHost({ root, loadPlugins: false, env: {}, log: recordingLog(), config })
-    first.estimates.take([{ name: 'deploy', ms: 40, samples: 2 }])
+    internalsOf(first).estimates.take([{ name: 'deploy', ms: 40, samples: 2 }])
     await first.close()
     const second = await createHost({ root, loadPlugins: false, env: {}, log: recordingLog(), config })
-    expect(second.estimates.known()).toEqual([{ name: 'deploy', ms: 40, samples: 2 }])
+    expect(internalsOf(second).estimates.known()).toEqual([{ name: 'deploy', ms: 40, samples: 2 }])
     await second.close()
     rmSync(root, { recursive: true, force: true })
   })
