@@ -13,7 +13,7 @@ const ANTHROPIC_EVENTS = new Set(['message_start', 'content_block_start', 'conte
  *
  * @example
  * isModelStream(await openai.chat.completions.create({ model, messages, tools, stream: true })) // true
- * isModelStream(completion.choices[0].message) // false
+ * isModelStream(completion.choices[0]!.message) // false
  */
 export function isModelStream(value: unknown): value is AsyncIterable<unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false

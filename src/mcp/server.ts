@@ -166,6 +166,8 @@ export async function serveStdio(
  * that closes the connection.
  *
  * @example
+ * import { InMemoryTransport } from '@modelcontextprotocol/server'
+ *
  * const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
  * const close = serveConnection(host, sessions, serverSide)
  */

@@ -49,7 +49,7 @@ export type ApproveHandler = (requests: readonly ApprovalRequest[], signal: Abor
  *
  * @example
  * const standby: StandbyApprover = { isPresent: () => pagesOpen > 0, approve: askInTheBrowser }
- * const detach = gate.attachStandby(standby)
+ * const detach = host.authoriser.attachStandby?.(standby)
  */
 export interface StandbyApprover {
   isPresent(): boolean

@@ -130,7 +130,15 @@ const cache = new WeakMap<object, Map<string, Workspace>>()
  * per host config and root.
  *
  * @example
- * handler: async (args, ctx) => (await workspaceFor(ctx).readFile(workspaceFor(ctx).resolve(args.path, 'read'))).toString('utf8')
+ * const readText = defineTool({
+ *   name: 'read_text', description: 'Reads a text file of the workspace.',
+ *   parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false },
+ *   readOnly: () => true,
+ *   handler: async (args, ctx) => {
+ *     const ws = workspaceFor(ctx)
+ *     return (await ws.readFile(ws.resolve(args.path, 'read'))).toString('utf8')
+ *   },
+ * })
  */
 export function workspaceFor(ctx: Pick<ToolContext, 'root' | 'config'>): Workspace {
   let byRoot = cache.get(ctx.config)
