@@ -28,8 +28,9 @@ import { HookStage, type HookStageParts } from './hook-stage.js'
 import type { PlannedCall } from './planned-call.js'
 import type { ResultSink } from './result-sinks.js'
 import type { RunOptions } from './run-options.js'
+import { CALL_ERRORS } from '../contract/call-errors.js'
 
-const HOST_CLOSED: ToolError = { code: 'E_ABORTED', message: 'the call was not run: the host closed while its batch\'s hooks ran' }
+const HOST_CLOSED: ToolError = CALL_ERRORS.closedInHooks()
 
 /**
  * The ports the lifecycle is given. The host builds each once and implements none of them itself:

@@ -1,6 +1,7 @@
 import { describeThrown, isErrorCode, isToolhostError } from '../../contract/errors.js'
 import type { AnyTool, ToolContext, ToolError } from '../../contract/types.js'
 import { createDeferred } from '../../contract/deferred.js'
+import { CALL_ERRORS } from '../../contract/call-errors.js'
 
 const MAX_TIMER_MS = 2 ** 31 - 1
 
@@ -74,9 +75,9 @@ export function executeCall(tool: AnyTool, args: Record<string, unknown>, contex
 
   // setTimeout fires at once for delays past 2^31-1 ms (about 24.8 days); cap it there.
   const timer = setTimeout(() => {
-    const message = `timed out after ${options.timeoutMs} ms running ${tool.name}; the call was aborted and may have partly run. Try again with less work per call, or a longer timeout if the tool takes one.`
-    controller.abort(new Error(message))
-    answer.resolve({ ok: false, error: { code: 'E_TIMEOUT', message } })
+    const error = CALL_ERRORS.timedOut(tool.name, options.timeoutMs)
+    controller.abort(new Error(error.message))
+    answer.resolve({ ok: false, error })
     startAbandonClock(`${tool.name} ignored its abort ${options.graceMs} ms after timing out`)
   }, Math.min(options.timeoutMs, MAX_TIMER_MS))
 
@@ -106,7 +107,7 @@ export function executeCall(tool: AnyTool, args: Record<string, unknown>, contex
 }
 
 function interruptedOutcome(name: string): Outcome {
-  return { ok: false, error: { code: 'E_INTERRUPTED', message: `${name} was interrupted while running; it may have partly run. Check its effects before retrying.` } }
+  return { ok: false, error: CALL_ERRORS.interruptedRunning(name) }
 }
 
 function failedOutcome(name: string, error: unknown): Outcome {
