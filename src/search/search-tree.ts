@@ -10,6 +10,7 @@ import { RipgrepUnavailable } from './run-ripgrep.js'
 import type { SearchEngine, SearchOutcome, SearchRequest } from './search-types.js'
 import { kindOf } from './walk-tree.js'
 
+/** What `searchTree` needs besides the request. */
 export interface SearchTreeOptions {
   /** `workspace.deny` as configured (the wall applies it either way; ripgrep skips plain patterns itself). */
   readonly deny: readonly string[]

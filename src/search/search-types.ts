@@ -6,6 +6,7 @@ export interface SearchRequest {
   readonly start: ResolvedPath
   /** The model's pattern, in the RE2 syntax the schema describes. */
   readonly pattern: string
+  /** Letters match regardless of case (`ignore_case`). */
   readonly ignoreCase: boolean
   /** `content` matches lines of files; `files` matches root-relative file paths. */
   readonly target: 'content' | 'files'
@@ -29,6 +30,7 @@ export interface SearchOutcome {
   readonly engine: SearchEngineKind
 }
 
+/** Which engine answered a search. */
 export type SearchEngineKind = 'ripgrep' | 'javascript'
 
 /** The engine `search_files` runs (see `chooseSearchEngine`), as `doctor` reports it. */
