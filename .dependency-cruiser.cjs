@@ -7,8 +7,9 @@ const TIERS = [
   { contract: ['^src/contract/', '^src/config/(generated-)?types[.]ts$'] },
   // Leaves: helpers and formats that know only the contract.
   { patterns: ['^src/patterns/'], http: ['^src/http/'], shell: ['^src/shell/'], workspace: ['^src/workspace/'], adapters: ['^src/adapters/'] },
-  // The registry, and the store hosts sharing a workspace coordinate through (beside each other).
-  { registry: ['^src/registry/'], store: ['^src/store/'] },
+  // The registry, the store hosts sharing a workspace coordinate through, and the search engine of
+  // search_files (beside each other).
+  { registry: ['^src/registry/'], store: ['^src/store/'], search: ['^src/search/'] },
   { config: ['^src/config/'] },
   // What a host is built from: each subsystem takes the narrow part of a host it needs.
   { loader: ['^src/loader/'], processes: ['^src/processes/'], 'dispatch/admit': ['^src/dispatch/admit/'], 'dispatch/execute': ['^src/dispatch/execute/'] },

@@ -16,7 +16,8 @@ registry.register(
     toolset: 'files',
     description:
       'Read a text file inside the workspace. Returns numbered lines ("  12\\tcode"), at most `limit` lines from line `offset`. ' +
-      'A long file is paged: the result ends with the total line count and the offset to continue from. Binary files are refused.',
+      'A long file is paged: the result ends with the total line count and the offset to continue from. ' +
+      'A PNG, JPEG, GIF or WebP image comes back as an image. Other binary files are refused.',
     parameters: {
       type: 'object',
       properties: {
@@ -37,11 +38,37 @@ registry.register(
     handler: async (args, ctx) => {
       const ws = workspaceFor(ctx)
       const file = ws.resolve(args.path, 'read')
-      const text = decodeText(await ws.readFile(file), file)
-      return pageLines(text, file.relative, args.offset ?? 1, args.limit ?? DEFAULT_LIMIT, ctx)
+      const bytes = await ws.readFile(file)
+      const image = imageTypeOf(bytes)
+      if (image !== undefined) return imageResult(bytes, image, file, ctx.settings.config.limits.max_result_bytes)
+      return pageLines(decodeText(bytes, file), file.relative, args.offset ?? 1, args.limit ?? DEFAULT_LIMIT, ctx)
     },
   }),
 )
+
+type ImageType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp'
+
+/** The image type a file's first bytes say (never its name), or undefined. */
+function imageTypeOf(bytes: Buffer): ImageType | undefined {
+  const starts = (offset: number, text: string) => bytes.toString('latin1', offset, offset + text.length) === text
+  if (starts(0, '\x89PNG\r\n\x1a\n')) return 'image/png'
+  if (starts(0, '\xff\xd8\xff')) return 'image/jpeg'
+  if (starts(0, 'GIF87a') || starts(0, 'GIF89a')) return 'image/gif'
+  if (starts(0, 'RIFF') && starts(8, 'WEBP')) return 'image/webp'
+  return undefined
+}
+
+// An image block (MCP and the model APIs show the image; a text-only reader gets the note of what
+// was left out), or E_LIMIT with the size when it is over limits.max_result_bytes.
+function imageResult(bytes: Buffer, type: ImageType, file: ResolvedPath, maxBytes: number): { content: [{ type: 'image'; data: string; mimeType: ImageType }] } {
+  if (bytes.length > maxBytes) {
+    throw new ToolhostError(
+      'E_LIMIT',
+      `"${file.input}" is an image (${type}) of ${bytes.length} bytes, over the ${maxBytes} bytes one result may carry (limits.max_result_bytes); read_file shows images up to that size. Use a smaller copy of the image`,
+    )
+  }
+  return { content: [{ type: 'image', data: bytes.toString('base64'), mimeType: type }] }
+}
 
 /** UTF-8 text of a file, or E_ARGS_INVALID for anything that looks binary. */
 function decodeText(bytes: Buffer, file: ResolvedPath): string {

@@ -13,6 +13,7 @@ import { describeRateLimit } from '../dispatch/schedule/rate-limits.js'
 import type { PlannedCall } from '../host/host-types.js'
 import { configNameLines, envHint } from './doctor-names.js'
 import { describeDuplicate, duplicateToolsOf } from '../loader/duplicate-tools.js'
+import { chooseSearchEngine } from '../search/find-ripgrep.js'
 
 export interface Output {
   out: (text: string) => void
@@ -75,6 +76,7 @@ export async function doctorCommand(host: Host, _args: CliArgs, io: Output): Pro
   io.out(`store:         ${await describeStore(host)}`)
   io.out(`sandbox:       ${host.services.processes.sandboxStatus}`)
   io.out(`containment:   ${host.services.processes.containmentStatus}`)
+  io.out(`search:        ${await describeSearchEngine()}`)
   const servers = host.services.mcpClients ?? []
   if (servers.length > 0) io.out(`mcp servers:   ${servers.filter((m) => m.connected).length} of ${servers.length} connected`)
   for (const m of servers) io.out(`  ${m.connected ? 'ok     ' : 'DOWN   '} ${m.server} (${counted(m.tools.length, 'tool')})${m.problems.length > 0 ? `: ${m.problems.join('; ')}` : ''}`)
@@ -108,6 +110,13 @@ function describeHooks(host: Host): string {
   })
   const shown = kinds.filter((k) => k !== undefined)
   return shown.length === 0 ? 'none' : shown.join('; ')
+}
+
+// Which engine search_files runs, and why the JavaScript one when it is.
+async function describeSearchEngine(): Promise<string> {
+  const engine = await chooseSearchEngine()
+  if (engine.kind === 'ripgrep') return `ripgrep ${engine.version} (${engine.source === 'PATH' ? `rg on PATH: ${engine.binary}` : `@vscode/ripgrep: ${engine.binary}`})`
+  return `the JavaScript engine (no ripgrep: ${engine.reason})`
 }
 
 // Which coordination store, and whether it answers now: one round trip (a single-use id that lapses in a second).

@@ -130,6 +130,8 @@ describe('toolhost doctor', () => {
     expect(run.stdout).toContain('env file:      (disabled)')
     // Issue 31: which store, and whether it answers.
     expect(run.stdout).toMatch(/^store: +memory \(this process\), reachable$/m)
+    // Issue 29: which engine search_files runs (the binary of the @vscode/ripgrep dependency here).
+    expect(run.stdout).toMatch(/^search: +ripgrep \d+\.\d+\.\d+ \(@vscode\/ripgrep: \/.+\/rg(\.exe)?\)$/m)
     expect(run.stdout).toContain(`root:          ${root}`)
     expect(run.stdout).toContain(`missing folder ${path.resolve('no/such/folder')}`)
     expect(run.stdout).toMatch(/ok +.*fixtures\/plugins\/ok\/greet\.ts \(greet\)/)

@@ -8,6 +8,13 @@ import { call, hostOn, makeSandbox, type Sandbox } from '../workspace/sandbox.js
 
 let sb: Sandbox
 let host: Host
+// Images known by their first bytes, whatever their names say (issue 29).
+const IMAGES: Record<string, Buffer> = {
+  'picture.dat': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]),
+  'photo.bin': Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46]),
+  'anim.txt': Buffer.from('GIF89a\x01\x00\x01\x00\x00\x00\x00;', 'latin1'),
+  'modern': Buffer.concat([Buffer.from('RIFF'), Buffer.from([0x1a, 0, 0, 0]), Buffer.from('WEBPVP8 ')]),
+}
 const numbered = (n: number): string => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join('\n') + '\n'
 
 beforeAll(async () => {
@@ -15,7 +22,8 @@ beforeAll(async () => {
   writeFileSync(path.join(sb.root, 'big.txt'), numbered(5000))
   writeFileSync(path.join(sb.root, 'small.txt'), 'alpha\r\nbeta\r\ngamma')
   writeFileSync(path.join(sb.root, 'empty.txt'), '')
-  writeFileSync(path.join(sb.root, 'image.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]))
+  writeFileSync(path.join(sb.root, 'fake.png'), Buffer.from([0x89, 0x50, 0x4e, 0x46, 0, 1, 2, 3]))
+  for (const [name, bytes] of Object.entries(IMAGES)) writeFileSync(path.join(sb.root, name), bytes)
   writeFileSync(path.join(sb.root, 'latin1.txt'), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]))
   writeFileSync(path.join(sb.root, 'bom.txt'), '\ufeffwith bom\n')
   mkdirSync(path.join(sb.root, 'folder'))
@@ -59,7 +67,7 @@ describe('read_file', () => {
   test.each([
     ['an empty file', { path: 'empty.txt' }, true, /empty/],
     ['an offset past the end', { path: 'small.txt', offset: 9 }, 'E_ARGS_INVALID', /past the end.*3 lines/],
-    ['a binary file', { path: 'image.png' }, 'E_ARGS_INVALID', /binary/],
+    ['a binary file (named .png, not an image by its bytes)', { path: 'fake.png' }, 'E_ARGS_INVALID', /binary/],
     ['a file that is not UTF-8', { path: 'latin1.txt' }, 'E_ARGS_INVALID', /binary/],
     ['a folder', { path: 'folder' }, 'E_ARGS_INVALID', /folder/],
     ['a missing file', { path: 'nope.txt' }, 'E_NOT_FOUND', /no file/],
@@ -70,6 +78,33 @@ describe('read_file', () => {
     if (expected === true) expect(result.ok).toBe(true)
     else expect(result.error?.code).toBe(expected)
     expect(result.content).toMatch(message)
+  })
+
+  test.each([
+    ['picture.dat', 'image/png'],
+    ['photo.bin', 'image/jpeg'],
+    ['anim.txt', 'image/gif'],
+    ['modern', 'image/webp'],
+  ])('%s is an image (%s): an image block for MCP and the model APIs, the note for a text-only reader', async (name, mimeType) => {
+    const result = await call(host, 'read_file', { path: name })
+    const data = IMAGES[name]!.toString('base64')
+    expect(result.ok).toBe(true)
+    expect(result.blocks).toEqual([{ type: 'image', data, mimeType }])
+    expect(result.content).toBe(`[image ${mimeType}, ${IMAGES[name]!.length} B, not shown]`)
+    expect(host.toMessages([result], 'mcp')).toEqual([{ content: [{ type: 'image', data, mimeType }], isError: false }])
+    expect(host.toMessages([result], 'anthropic').content[0]).toMatchObject({ content: [{ type: 'image', source: { type: 'base64', media_type: mimeType, data } }] })
+    expect(host.toMessages([result], 'openai-chat')).toEqual([{ role: 'tool', tool_call_id: 'c1', content: `[image ${mimeType}, ${IMAGES[name]!.length} B, not shown]` }])
+  })
+
+  test('an image over limits.max_result_bytes is E_LIMIT saying its size and the limit', async () => {
+    const small = await hostOn(sb.root, {}, { limits: { max_result_bytes: 10 } })
+    try {
+      const result = await call(small, 'read_file', { path: 'picture.dat' })
+      expect(result.error?.code).toBe('E_LIMIT')
+      expect(result.content).toContain('"picture.dat" is an image (image/png) of 12 bytes, over the 10 bytes one result may carry (limits.max_result_bytes)')
+    } finally {
+      await small.close()
+    }
   })
 
   test('over limits.max_read_chars: returns what fits, cut at a line, with total lines and the next offset', async () => {

@@ -98,6 +98,12 @@ describe('search_files', () => {
     expect(result.content).toContain(`pattern is not a regular expression this tool accepts (${reason}). It uses RE2 syntax`)
   })
 
+  test('a pattern re2js takes but ripgrep refuses is E_ARGS_INVALID naming ripgrep\'s fault (issue 29)', async () => {
+    const result = await call(host, 'search_files', { pattern: 'a\\nb' })
+    expect(result.error?.code).toBe('E_ARGS_INVALID')
+    expect(result.content).toContain('pattern is not a regular expression ripgrep accepts: the literal "\\n" is not allowed in a regex')
+  })
+
   test('the description says which syntax a pattern uses', async () => {
     const [definition] = await host.definitions({ names: ['search_files'] })
     expect(definition!.function.description).toContain('RE2 syntax (as in Go and ripgrep): no lookahead, lookbehind or backreferences')
