@@ -26,7 +26,8 @@ import type { HostEvent } from '../observe/host-events.js'
 import type { Authoriser } from '../permissions/authoriser.js'
 import type { CallHooks } from '../contract/hook-types.js'
 import { registry as processRegistry, type ToolRegistry } from '../registry/registry.js'
-import type { AnyTool, AskHandler, Logger, OpenAIToolDefinition, SessionState, ToolCall, ToolResult } from '../contract/types.js'
+import type { AnyTool, AskHandler, Logger, SessionState, ToolCall, ToolResult } from '../contract/types.js'
+import type { ChatToolDefinition } from '../adapters/openai-chat.js'
 
 // The host's types, where the package entry has always found them (each is defined below the host).
 export type { AuthoriseDecision, AuthoriseItem } from '../dispatch/admit/authorise-item.js'
@@ -232,7 +233,7 @@ export class Host {
   }
 
   /** OpenAI Chat function-tool definitions of the tools available now, sorted by name. */
-  definitions(query?: DefinitionsQuery): Promise<OpenAIToolDefinition[]>
+  definitions(query?: DefinitionsQuery): Promise<ChatToolDefinition[]>
   /**
    * Definitions of the tools available now in a model API's format (`anthropic`, `openai-responses`,
    * `mcp`, …). `{ strict: true }` (default `openai.strict`) renders the OpenAI formats in strict mode;
