@@ -248,6 +248,17 @@ describe.each(SDKS)('$name handed to the host', (sdk) => {
   })
 })
 
+test('anthropic.messages.stream(): after host.run has read it, the SDK\'s finalMessage() is the turn the end event told (what docs/embedding.md sends back)', async () => {
+  server.reply(streamedReply('anthropic', { text: 'Noting.', calls: [call('call_1', 'one')] }))
+  const stream = anthropic.messages.stream({ model: 'claude-sonnet-5-5', max_tokens: 1024, messages: [{ role: 'user', content: USER }], tools: await host.definitions('anthropic') })
+  let turn: StreamedTurn | undefined
+  const results = await host.run(stream, { onStreamEvent: (event) => event.type === 'end' && (turn = event.turn) })
+  expect(results.map((r) => r.content)).toEqual(['noted one'])
+  const final = await stream.finalMessage()
+  expect(turn).toMatchObject({ format: 'anthropic', message: { role: 'assistant', content: final.content } })
+  expect(final.content.map((b) => b.type)).toEqual(['text', 'tool_use'])
+})
+
 /**
  * The SDK's stream itself (its abort and controller reached through), with `onEvent` told of each
  * event its iterator yields: how a test knows the host has been handed an event.
