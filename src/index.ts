@@ -137,8 +137,9 @@ export type { PluginWatcher, ReloadEvent, WatchOptions } from './loader/watch-pl
 // The shapes of host.definitions(format) and host.toMessages(results, format) for each model API.
 export type { ModelFormat } from './adapters/format.js'
 export type { DefinitionsOf, MessagesOf } from './adapters/render.js'
-export type { ChatToolMessage, OpenAIDefinitionOptions } from './adapters/openai-chat.js'
-export type { FunctionCallOutputItem, NonStrictParametersSchema, ResponsesOutputPart, ResponsesToolDefinition, StrictParametersSchema } from './adapters/openai-responses.js'
+export type { ChatToolDefinition, ChatToolMessage, OpenAIDefinitionOptions } from './adapters/openai-chat.js'
+export type { NonStrictParametersSchema, StrictParametersSchema } from './adapters/openai-parameters.js'
+export type { FunctionCallOutputItem, ResponsesOutputPart, ResponsesToolDefinition } from './adapters/openai-responses.js'
 export type { AnthropicImageType, AnthropicResultPart, AnthropicToolDefinition, AnthropicToolResultBlock, AnthropicToolResultMessage } from './adapters/anthropic.js'
 export type { McpCallToolResult, McpToolAnnotations, McpToolDefinition } from './adapters/mcp-definitions.js'
 

@@ -3,7 +3,8 @@ import type { DefinitionsOf, MessagesOf } from '../adapters/render.js'
 import type { DispatchMode, ToolhostConfig } from '../config/types.js'
 import type { CallHooks } from '../contract/hook-types.js'
 import type { Audience } from '../contract/messages.js'
-import type { AskHandler, Logger, OpenAIToolDefinition, SessionState, ToolCall, ToolResult } from '../contract/types.js'
+import type { ChatToolDefinition } from '../adapters/openai-chat.js'
+import type { AskHandler, Logger, SessionState, ToolCall, ToolResult } from '../contract/types.js'
 import type { PluginLoadReport } from '../loader/load-plugins.js'
 import type { HostEvent } from '../observe/host-events.js'
 import type { Authoriser } from '../permissions/authoriser.js'
@@ -73,7 +74,7 @@ export interface Host {
   /** Registers cleanup to run on `close()` (subsystems: processes, watchers, MCP clients). */
   onClose(closer: () => void | Promise<void>): void
   /** OpenAI Chat function-tool definitions of the tools available now, sorted by name. */
-  definitions(query?: DefinitionsQuery): Promise<OpenAIToolDefinition[]>
+  definitions(query?: DefinitionsQuery): Promise<ChatToolDefinition[]>
   /**
    * Definitions of the tools available now in a model API's format (`anthropic`, `openai-responses`,
    * `mcp`, …). `{ strict: true }` (default `openai.strict`) renders the OpenAI formats in strict mode;

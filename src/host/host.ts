@@ -27,7 +27,8 @@ import type { HostEvent } from '../observe/host-events.js'
 import type { Authoriser } from '../permissions/authoriser.js'
 import type { CallHooks } from '../contract/hook-types.js'
 import { registry as processRegistry, type ToolRegistry } from '../registry/registry.js'
-import type { AnyTool, AskHandler, Logger, OpenAIToolDefinition, SessionState, ToolCall, ToolResult } from '../contract/types.js'
+import type { AnyTool, AskHandler, Logger, SessionState, ToolCall, ToolResult } from '../contract/types.js'
+import type { ChatToolDefinition } from '../adapters/openai-chat.js'
 
 // The host's types, where the package entry has always found them (each is defined below the host).
 export type { AuthoriseDecision, AuthoriseItem } from '../dispatch/admit/authorise-item.js'
@@ -209,7 +210,7 @@ export class HostRuntime implements Host {
     this.#closers.push(closer)
   }
 
-  definitions(query?: DefinitionsQuery): Promise<OpenAIToolDefinition[]>
+  definitions(query?: DefinitionsQuery): Promise<ChatToolDefinition[]>
   definitions<F extends ModelFormat>(format: F, query?: DefinitionsQuery): Promise<DefinitionsOf<F>>
   async definitions(formatOrQuery?: ModelFormat | DefinitionsQuery, query?: DefinitionsQuery): Promise<unknown> {
     const selection = (typeof formatOrQuery === 'object' ? formatOrQuery : query) ?? {}
