@@ -1,4 +1,5 @@
 import { toCalls } from '../adapters/parse-batch.js'
+import type { WorkspaceCode } from '../loader/workspace-code.js'
 import type { ModelFormat } from '../adapters/format.js'
 import { StrictTools } from '../dispatch/admit/strict-tools.js'
 import { renderDefinitions, renderResults, type DefinitionsOf, type MessagesOf } from '../adapters/render.js'
@@ -45,6 +46,8 @@ export interface HostParts {
   readonly services: HostServices
   pluginReport: PluginLoadReport
   envFile: { file: string; set: string[] } | undefined
+  /** The workspace's own code, withheld because `HostOptions.workspaceTrust` did not trust it. */
+  untrustedCode?: WorkspaceCode
 }
 
 /**
@@ -161,6 +164,14 @@ export class Host {
   /** The plugin files loaded and those that failed (each with its error; the others still loaded). */
   get pluginReport(): PluginLoadReport {
     return this.#parts.pluginReport
+  }
+
+  /**
+   * The code the workspace brings (plugin files, hook commands, MCP servers) that this host did not
+   * run because `HostOptions.workspaceTrust` did not trust it; undefined when nothing was withheld.
+   */
+  get untrustedCode(): WorkspaceCode | undefined {
+    return this.#parts.untrustedCode
   }
 
   /** The .env file read at start-up and the names of the variables it set (never their values). */
