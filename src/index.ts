@@ -133,6 +133,7 @@ export { createLogger, silentLogger } from './contract/logger.js'
 export { guardStrayErrors } from './host/stray-errors.js'
 export { watchPlugins } from './loader/watch-plugins.js'
 export type { PluginWatcher, ReloadEvent, WatchOptions } from './loader/watch-plugins.js'
+export type { WorkspaceCode } from './loader/workspace-code.js'
 
 // The shapes of host.definitions(format) and host.toMessages(results, format) for each model API.
 export type { ModelFormat } from './adapters/format.js'

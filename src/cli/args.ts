@@ -38,10 +38,15 @@ export const COMMANDS: Readonly<Record<string, { synopsis: string; summary: stri
     summary: 'MCP server over stdio (default) or Streamable HTTP',
     more: 'Over stdio, stdout carries only MCP messages. --http PORT serves Streamable HTTP at /mcp on serve.host (127.0.0.1; port 0 picks a free one), and the console at / (serve.console). Speaks MCP 2025 (sessions) and 2026-07-28 (stateless). Calls that would ask are asked of the calling client (elicitation; input_required for 2026-07-28), or in an open console; --yes approves them all. --watch reloads plugin files when they change and takes live limits from a changed config.yaml.',
   },
+  trust: {
+    synopsis: 'toolhost trust [--revoke]',
+    summary: "let this folder's own plugins, hooks and MCP servers run",
+    more: "Until a folder is trusted, toolhost runs only the built-in tools and the --plugins folders there: the plugin folders of its config.yaml (or ./plugins), its hooks commands and its mcp_servers are left out, and one line says so. Trust is kept per user, outside the folder (TOOLHOST_TRUST_FILE, else ~/.config/toolhost/trust.json), under the folder's real path and a digest of that code: a changed plugin file, hook or server needs toolhost trust again. --revoke forgets the folder. init trusts the folder it sets up.",
+  },
   init: {
     synopsis: 'toolhost init',
     summary: 'start a project here: config.yaml, an example plugin and its test',
-    more: "Writes a commented config.yaml (every key at its default, with what it does), plugins/hello.ts (or .mjs in a project without TypeScript) with its test for your project's runner (as new-plugin writes them), and adds .toolhost/ (the host's own state) to .gitignore. Never overwrites: a file that exists is left as it is and named as skipped.",
+    more: "Writes a commented config.yaml (every key at its default, with what it does), plugins/hello.ts (or .mjs in a project without TypeScript) with its test for your project's runner (as new-plugin writes them), adds .toolhost/ (the host's own state) to .gitignore, and trusts the folder (toolhost trust) to run what it wrote. Never overwrites: a file that exists is left as it is and named as skipped.",
   },
   'new-plugin': {
     synopsis: 'toolhost new-plugin NAME',
@@ -103,6 +108,7 @@ export interface CliArgs {
   yes: boolean
   http: string | undefined
   watch: boolean
+  revoke: boolean
   help: boolean
   version: boolean
 }
@@ -127,6 +133,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
         yes: { type: 'boolean', short: 'y' },
         http: { type: 'string' },
         watch: { type: 'boolean' },
+        revoke: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -142,6 +149,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   if (values['trace-file'] !== undefined && command !== undefined && !TRACED_COMMANDS.includes(command)) {
     throw new ToolhostError('E_USAGE', `--trace-file records the calls that run; use it with ${TRACED_COMMANDS.join(', ')} (not ${command})`)
   }
+  if (values.revoke === true && command !== undefined && command !== 'trust') throw new ToolhostError('E_USAGE', `--revoke goes with trust (toolhost trust --revoke), not ${command}`)
   const mode = values.mode
   if (mode !== undefined && !(DISPATCH_MODES as readonly string[]).includes(mode)) {
     throw new ToolhostError('E_USAGE', `--mode must be one of ${DISPATCH_MODES.join(', ')}; got ${JSON.stringify(mode)}`)
@@ -164,6 +172,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     yes: values.yes ?? false,
     http: values.http,
     watch: values.watch ?? false,
+    revoke: values.revoke ?? false,
     help: values.help ?? false,
     version: values.version ?? false,
   }
@@ -191,7 +200,7 @@ function usageError(error: Error & { code?: string }, argv: readonly string[]): 
 
 // How many words each command takes after its name; `call` words its own error (quote the JSON).
 const ARGUMENTS: Readonly<Record<string, { max: number; names: string }>> = {
-  list: { max: 0, names: '' }, doctor: { max: 0, names: '' }, serve: { max: 0, names: '' }, demo: { max: 0, names: '' }, init: { max: 0, names: '' },
+  list: { max: 0, names: '' }, doctor: { max: 0, names: '' }, serve: { max: 0, names: '' }, trust: { max: 0, names: '' }, demo: { max: 0, names: '' }, init: { max: 0, names: '' },
   run: { max: 1, names: 'FILE|-' }, explain: { max: 1, names: 'FILE|-' }, 'new-plugin': { max: 1, names: 'NAME' }, help: { max: 1, names: 'COMMAND' },
 }
 

@@ -80,6 +80,7 @@ export async function doctorCommand(host: Host, _args: CliArgs, io: Output): Pro
   const servers = host.services.mcpClients ?? []
   if (servers.length > 0) io.out(`mcp servers:   ${servers.filter((m) => m.connected).length} of ${servers.length} connected`)
   for (const m of servers) io.out(`  ${m.connected ? 'ok     ' : 'DOWN   '} ${m.server} (${counted(m.tools.length, 'tool')})${m.problems.length > 0 ? `: ${m.problems.join('; ')}` : ''}`)
+  for (const line of trustLines(host)) io.out(line)
   io.out(`plugins:       ${host.pluginReport.loaded.length} loaded, ${host.pluginReport.failed.length} failed`)
   const pluginHooks = host.registry.hooks.list()
   for (const file of host.pluginReport.loaded) {
@@ -97,6 +98,17 @@ export async function doctorCommand(host: Host, _args: CliArgs, io: Output): Pro
   for (const h of hidden) io.out(`  hidden  ${h.name}: ${h.reason}${envHint(host, h.name)}`)
   for (const line of configNameLines(host)) io.out(line)
   return host.pluginReport.failed.length > 0 || duplicates.length > 0 || servers.some((m) => !m.connected) ? 1 : 0
+}
+
+// What the folder brings and did not run because it is not trusted: each file, hook count, server.
+function trustLines(host: Host): string[] {
+  const code = host.untrustedCode
+  if (code === undefined) return []
+  const lines = [`trust:         ${host.root} is NOT trusted: its own code was not run; toolhost trust --root ${JSON.stringify(host.root)} runs it`]
+  for (const file of code.pluginFiles) lines.push(`  not loaded  ${file}`)
+  if (code.hookCommands > 0) lines.push(`  not run     ${code.hookCommands} hook command${code.hookCommands === 1 ? '' : 's'} of ${code.configFile ?? 'config'}`)
+  for (const server of code.mcpServers) lines.push(`  not started mcp_servers.${server}`)
+  return lines
 }
 
 // The hooks in force by kind, in the order they run: config.yaml's, the embedding's, the plugins'.

@@ -2,7 +2,8 @@ import path from 'node:path'
 import { logSchedulingEvents } from '../observe/log-events.js'
 import { loadEnvFile } from '../config/env-file.js'
 import { DISPATCH_MODES, PERMISSION_MODES, type ToolhostConfig } from '../config/types.js'
-import { checkChoice, resolveSetup, withPermissionOverrides } from './setup.js'
+import { checkChoice, resolveSetup, withPermissionOverrides, type ResolvedSetup } from './setup.js'
+import { describeCode, isEmptyCode, isWorkspaceConfig, workspaceCodeOf, type WorkspaceCode } from '../loader/workspace-code.js'
 import { checkConfigNames, checkPluginHookNames } from './config-names.js'
 import type { HostOptions, HostServices } from './host-types.js'
 import { HostRuntime, type Host, type HostParts } from './host.js'
@@ -14,7 +15,7 @@ import { isOpenTelemetryRegistered } from '../otel/detect.js'
 import { PermissionGate } from '../permissions/permission-gate.js'
 import { openProcessRegistry } from '../processes/attach-processes.js'
 import { startTempSweep } from '../workspace/sweep-temp-files.js'
-import { underRoot } from '../workspace/paths.js'
+import { isWithin, underRoot } from '../workspace/paths.js'
 import { openStore } from '../store/open-store.js'
 import { storeSetting } from '../store/store-setting.js'
 
@@ -35,7 +36,10 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   checkChoice('createHost({ permissionMode })', options.permissionMode, PERMISSION_MODES)
   checkChoice('createHost({ audience })', options.audience, AUDIENCES)
   const resolved = resolveSetup(options, options.env)
-  const setup = { ...resolved, config: withPermissionOverrides(resolved.config, options) }
+  // The workspace's own code is asked about before anything reads the config: withheld, it is gone
+  // from the config every part of the host is built from.
+  const trust = await askWorkspaceTrust(resolved, options)
+  const setup = { ...resolved, config: withPermissionOverrides(trust.config, options) }
   const log = options.log ?? createLogger()
   const env = options.env ?? process.env
   // A bad `store` (or TOOLHOST_STORE) fails start-up naming it, before anything starts.
@@ -49,7 +53,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   // joined is reported and the host runs alone.)
   const joined = store.open()
   const services: AttachedServices = { processes: opened.processes, store, tempSweep: sweep.done }
-  const parts: HostParts = { log, authoriser, services, pluginReport: { loaded: [], failed: [], toolsByFile: new Map() }, envFile: undefined }
+  const parts: HostParts = { log, authoriser, services, pluginReport: { loaded: [], failed: [], toolsByFile: new Map() }, envFile: undefined, ...(trust.withheld ? { untrustedCode: trust.withheld } : {}) }
   const host = new HostRuntime(setup, options, parts)
   // Closed in reverse: the sweep, the processes, the permission gate (its audit log), then the store
   // (every call has been released by then: this host leaves it holding nothing).
@@ -77,7 +81,9 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     const file = setup.file
     // A name misspelt in an edit disables what it configures as surely as one at start-up.
     const onApplied = (next: ToolhostConfig): void => warnUnmatchedNames(host, next, file)
-    services.configWatcher = (await import('../loader/watch-config.js')).watchConfig(host, file, resolved.config, { onApplied })
+    // Under a trust gate a hook changed in the file is new code: the hooks in force stay until trusted.
+    const vet = trust.gated ? keepTrustedCode(resolved.config, trust.config, host.log) : undefined
+    services.configWatcher = (await import('../loader/watch-config.js')).watchConfig(host, file, trust.config, { onApplied, ...(vet ? { vet } : {}) })
   }
   if (options.loadPlugins !== false) {
     // The package's own plugins come from `plugins.builtins`, whatever the current folder; user
@@ -89,7 +95,11 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     ].filter((dir) => !duplicatesBuiltins(dir, builtins))
     parts.pluginReport = await loadPlugins(dirs, host.registry, { files: builtins, importTimeoutMs: setup.config.plugins.import_timeout_ms })
     for (const failure of parts.pluginReport.failed) host.log.error(`plugin ${failure.file} failed to load: ${failure.message}`)
-    if (setup.config.plugins.watch || options.watch === true) services.pluginWatcher = (await import('../loader/watch-plugins.js')).watchHostPlugins(host, dirs)
+    if (setup.config.plugins.watch || options.watch === true) {
+      // Under a trust gate, a changed file of the workspace's folders loads only once trusted again.
+      const mayLoad = trust.gated ? mayLoadWorkspaceFile(resolved, setup.config.plugins.dirs.map((d) => path.resolve(setup.baseDir, d)), options.workspaceTrust!) : undefined
+      services.pluginWatcher = (await import('../loader/watch-plugins.js')).watchHostPlugins(host, dirs, mayLoad)
+    }
   }
   // Loaded only when configured, so hosts without MCP servers never load the MCP client.
   if (Object.keys(setup.config.mcp_servers).length > 0) services.mcpClients = await (await import('../mcp-client/connect-servers.js')).connectMcpServers(host)
@@ -99,6 +109,52 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   // What the other hosts of a cluster store learned (Redis), for the tools this host knows nothing of yet.
   if (store.sharedEstimates) await store.sharedEstimates().then((estimates) => host.estimates.take(estimates), (error: unknown) => log.debug(`the shared duration estimates were not read: ${(error as Error).message}`))
   return host
+}
+
+/**
+ * Asks `options.workspaceTrust` about the code a workspace config brings: trusted (or nothing to
+ * ask), the config as loaded; untrusted, the config without its plugin folders, hooks and MCP
+ * servers, and a warning naming what was left out and the command that trusts the folder.
+ */
+async function askWorkspaceTrust(resolved: ResolvedSetup, options: HostOptions): Promise<{ config: ToolhostConfig; gated: boolean; withheld?: WorkspaceCode }> {
+  const ask = options.workspaceTrust
+  if (ask === undefined || !isWorkspaceConfig(resolved.file, resolved.root, options.configExplicit === true || typeof options.config === 'string')) return { config: resolved.config, gated: false }
+  const code = await workspaceCodeOf(resolved)
+  if (isEmptyCode(code) || ask(code)) return { config: resolved.config, gated: true }
+  const log = options.log ?? createLogger()
+  log.warn(`${describeCode(code)} not loaded: ${resolved.root} is not trusted to run its own code; to run it, trust the folder: toolhost trust --root ${shellWord(resolved.root)}`)
+  const config = resolved.config
+  return {
+    gated: true,
+    withheld: code,
+    config: { ...config, plugins: { ...config.plugins, dirs: [] }, hooks: { before_call: [], after_call: [] }, mcp_servers: {} },
+  }
+}
+
+// What a reloaded config may change under a trust gate: not the code it runs. Its hooks (new
+// commands) stay those in force (`inForce`: the file's at start when trusted, none when withheld),
+// and so do its plugin folders and MCP servers, which only a restart (and trust) changes.
+function keepTrustedCode(fromFile: ToolhostConfig, inForce: ToolhostConfig, log: { warn(message: string): void }): (next: ToolhostConfig) => ToolhostConfig {
+  const started = JSON.stringify(fromFile.hooks)
+  return (next) => {
+    if (JSON.stringify(next.hooks) !== started) log.warn('hooks changed in the config file; the hooks in force stay: run toolhost trust, then restart, to run the new ones')
+    if (inForce === fromFile) return { ...next, hooks: inForce.hooks }
+    return { ...next, hooks: inForce.hooks, plugins: { ...next.plugins, dirs: inForce.plugins.dirs }, mcp_servers: inForce.mcp_servers }
+  }
+}
+
+// A file of the workspace's own plugin folders loads on change only when the folder, as it is now,
+// is trusted: a file a tool or a command wrote is new code.
+function mayLoadWorkspaceFile(resolved: ResolvedSetup, workspaceDirs: readonly string[], ask: (code: WorkspaceCode) => boolean): (file: string) => Promise<string | undefined> {
+  return async (file) => {
+    if (!workspaceDirs.some((dir) => isWithin(file, dir))) return undefined
+    const code = await workspaceCodeOf(resolved)
+    return ask(code) ? undefined : `${file} changed since ${resolved.root} was trusted; not loaded: run toolhost trust --root ${shellWord(resolved.root)}, then save it again`
+  }
+}
+
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`
 }
 
 // Warns of each tool name or glob in `config` that matches no registered tool (none registered yet:

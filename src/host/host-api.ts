@@ -6,6 +6,7 @@ import type { Audience } from '../contract/messages.js'
 import type { ChatToolDefinition } from '../adapters/openai-chat.js'
 import type { AskHandler, Logger, SessionState, ToolCall, ToolResult } from '../contract/types.js'
 import type { PluginLoadReport } from '../loader/load-plugins.js'
+import type { WorkspaceCode } from '../loader/workspace-code.js'
 import type { HostEvent } from '../observe/host-events.js'
 import type { Authoriser } from '../permissions/authoriser.js'
 import type { ToolRegistry } from '../registry/registry.js'
@@ -47,6 +48,11 @@ export interface Host {
   readonly services: HostServices
   /** The plugin files loaded and those that failed (each with its error; the others still loaded). */
   readonly pluginReport: PluginLoadReport
+  /**
+   * The code the workspace brings (plugin files, hook commands, MCP servers) that this host did not
+   * run because `HostOptions.workspaceTrust` did not trust it; undefined when nothing was withheld.
+   */
+  readonly untrustedCode: WorkspaceCode | undefined
   /** The .env file read at start-up and the names of the variables it set (never their values). */
   readonly envFile: { file: string; set: string[] } | undefined
   /** The permission system in use (`HostOptions.authoriser`, else a `PermissionGate` from `permissions.*`). */

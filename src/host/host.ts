@@ -1,4 +1,5 @@
 import { toCalls } from '../adapters/parse-batch.js'
+import type { WorkspaceCode } from '../loader/workspace-code.js'
 import type { ModelFormat } from '../adapters/format.js'
 import { StrictTools } from '../dispatch/admit/strict-tools.js'
 import { renderDefinitions, renderResults, type DefinitionsOf, type MessagesOf } from '../adapters/render.js'
@@ -48,6 +49,8 @@ export interface HostParts {
   readonly services: HostServices
   pluginReport: PluginLoadReport
   envFile: { file: string; set: string[] } | undefined
+  /** The workspace's own code, withheld because `HostOptions.workspaceTrust` did not trust it. */
+  untrustedCode?: WorkspaceCode
 }
 
 /**
@@ -155,6 +158,10 @@ export class HostRuntime implements Host {
 
   get pluginReport(): PluginLoadReport {
     return this.#parts.pluginReport
+  }
+
+  get untrustedCode(): WorkspaceCode | undefined {
+    return this.#parts.untrustedCode
   }
 
   get envFile(): { file: string; set: string[] } | undefined {

@@ -15,6 +15,8 @@ export interface WatchOptions extends PluginLoadOptions {
   debounceMs?: number
   /** Called after each reload (the registry's onChange also fires for added and removed tools). */
   onReload?: (event: ReloadEvent) => void
+  /** Asked before a changed or new file is imported: a reason refuses it (its old tools keep serving). */
+  mayLoad?: (file: string) => Promise<string | undefined>
 }
 
 const PLUGIN_FILE = /\.(ts|mts|js|mjs)$/
@@ -48,7 +50,7 @@ export function watchPlugins(dirs: readonly string[], registry: ToolRegistry, op
     clearTimeout(timers.get(file))
     timers.set(file, setTimeout(() => {
       timers.delete(file)
-      queue = queue.then(() => reloadFile(file, registry, options)).then((event) => {
+      queue = queue.then(() => vetThenReload(file, registry, options)).then((event) => {
         if (event) options.onReload?.(event)
       }, () => {})
     }, debounceMs))
@@ -76,6 +78,14 @@ export function watchPlugins(dirs: readonly string[], registry: ToolRegistry, op
       await queue
     },
   }
+}
+
+async function vetThenReload(file: string, registry: ToolRegistry, options: WatchOptions): Promise<ReloadEvent | undefined> {
+  if (options.mayLoad !== undefined && existsSync(file)) {
+    const refused = await options.mayLoad(file)
+    if (refused !== undefined) return { kind: 'failed', file, message: refused, kept: registry.namesFrom(file) }
+  }
+  return reloadFile(file, registry, options)
 }
 
 /**
@@ -116,9 +126,10 @@ export async function reloadFile(file: string, registry: ToolRegistry, options: 
  * @example
  * if (config.plugins.watch) watchHostPlugins(host, pluginDirs)
  */
-export function watchHostPlugins(host: { log: Logger; registry: ToolRegistry; onClose(closer: () => void): void; config: { plugins: { import_timeout_ms: number } } }, dirs: readonly string[]): PluginWatcher {
+export function watchHostPlugins(host: { log: Logger; registry: ToolRegistry; onClose(closer: () => void): void; config: { plugins: { import_timeout_ms: number } } }, dirs: readonly string[], mayLoad?: WatchOptions['mayLoad']): PluginWatcher {
   const watcher = watchPlugins(dirs, host.registry, {
     importTimeoutMs: host.config.plugins.import_timeout_ms,
+    ...(mayLoad ? { mayLoad } : {}),
     onReload: (event) => {
       if (event.kind === 'failed') {
         host.log.error(`plugin ${event.file} failed to reload: ${event.message}; still serving its previous tools${event.kept.length > 0 ? ` (${event.kept.join(', ')})` : ''}`)
