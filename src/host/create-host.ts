@@ -18,6 +18,8 @@ import { startTempSweep } from '../workspace/sweep-temp-files.js'
 import { isWithin, underRoot } from '../workspace/paths.js'
 import { openStore } from '../store/open-store.js'
 import { storeSetting } from '../store/store-setting.js'
+import { processStartTime } from '../processes/start-time.js'
+import type { TempFileWriter } from '../workspace/temp-file-names.js'
 
 // The services createHost attaches as each subsystem starts; the host reads them, read-only.
 type AttachedServices = { -readonly [K in keyof HostServices]: HostServices[K] }
@@ -47,7 +49,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   // The permission system first: a bad rule fails start-up before any process is adopted.
   const authoriser = options.authoriser ?? new PermissionGate({ config: setup.config, configFile: setup.file, root: setup.root, approve: options.approve, log, audience: options.audience ?? 'developer' })
   const opened = await openProcessRegistry({ root: setup.root, config: setup.config, configFile: setup.file, log, env })
-  const sweep = startTempSweep({ root: setup.root, log }) // temp files of killed writes, in the background
+  const sweep = startTempSweep({ root: setup.root, log, isWriterAlive }) // temp files of killed writes, in the background
   // Joined while the rest starts (plugins load meanwhile), awaited before the host is handed out:
   // a host alone then starts its first call at once. (It never rejects: a store that cannot be
   // joined is reported and the host runs alone.)
@@ -168,3 +170,14 @@ function warnUnmatchedNames(host: Host, config: ToolhostConfig, where: string): 
 
 // Options are checked at start-up, like config.yaml: an unknown mode ran as some other, and an
 // unknown audience broke every failed call's message.
+
+// How far the OS's start time of a process may lie from the one its temp file names carry (the
+// process's own clock at start; /proc's boot time has second resolution).
+const START_SLACK_MS = 2_000
+
+/** A temp file's writer still runs: its pid is alive and started no later than its name says (a reused pid started after it died). */
+function isWriterAlive(writer: TempFileWriter): boolean {
+  const started = processStartTime(writer.pid)
+  return started !== undefined && started <= writer.startedAt + START_SLACK_MS
+}
+

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import { lstat, open, rename, unlink, type FileHandle } from 'node:fs/promises'
 import type { Stats } from 'node:fs'
 import path from 'node:path'
@@ -6,6 +5,7 @@ import { ToolhostError } from '../contract/errors.js'
 import { CREATE_EXCLUSIVE } from './fd-paths.js'
 import { openFolderInRoot } from './open-folder.js'
 import type { ResolvedPath } from './resolve-in-root.js'
+import { tempFileName } from './temp-file-names.js'
 
 export interface WriteOutcome {
   /** True when no file had the name before. */
@@ -90,20 +90,3 @@ async function lstatOrUndefined(file: string): Promise<Stats | undefined> {
   }
 }
 
-/** A fresh name for a temp file in the folder of the file being written (`.toolhost-<12 hex>.tmp`). */
-export function tempFileName(): string {
-  return `.toolhost-${randomBytes(6).toString('hex')}.tmp`
-}
-
-/**
- * True for a name `tempFileName` makes: a write's temp file, which a process killed half-way through
- * (kill -9) leaves behind. Search never shows one; the start-up sweep removes old ones.
- *
- * @example
- * isTempFileName('.toolhost-0a1b2c3d4e5f.tmp') // true
- */
-export function isTempFileName(name: string): boolean {
-  return TEMP_FILE.test(name)
-}
-
-const TEMP_FILE = /^\.toolhost-[0-9a-f]{12}\.tmp$/
