@@ -32,6 +32,8 @@ export const CALL_ERRORS = {
   stoppedInHook: template('E_ABORTED', (tool: string, hook: string) => `${tool} did not run: it was interrupted (the run, or the host closing) while its hook ${hook} ran`),
   /** Interrupted (or the host closing) while the tool's permission check ran. */
   stoppedInCheck: template('E_ABORTED', (tool: string) => `${tool} did not run: the run was interrupted or the host closed while its permission check was running`),
+  /** The person was asked to approve the call and has not answered yet (an MCP 2026 round): it runs again with the answer. */
+  awaitingAnswer: template('E_ABORTED', (tool: string, note: string) => `${tool} did not run yet: ${note}`),
   /** The host closed while the batch's hooks ran. */
   closedInHooks: template('E_ABORTED', () => 'the call was not run: the host closed while its batch\'s hooks ran'),
   /** The host closed before anyone decided the call's availability or permission. */

@@ -22,14 +22,17 @@ export interface ApprovalRequest {
  * the same subject (paths, command or arguments) for the life of the host. `cannot-ask` says no one
  * could be asked (`why`: e.g. the MCP client cannot answer questions): a standby approver such as the
  * console is asked next, and without one the call is refused, the result saying nobody refused it
- * and what would allow it. `by` names who answered, for the audit log (`terminal`, `--yes`,
- * `mcp-elicitation`, `console`, …).
+ * and what would allow it. `pending` says the question went to the person and the answer comes
+ * later, with another request (an MCP 2026 client's `input_required` round): nobody has decided, the
+ * call does not run now, and the audit log says so (`decision: "pending"`), never a refusal. `by`
+ * names who answered, for the audit log (`terminal`, `--yes`, `mcp-elicitation`, `console`, …).
  */
 export type ApprovalAnswer =
   | { decision: 'allow-once'; by?: string }
   | { decision: 'allow-session'; by?: string }
   | { decision: 'deny'; message?: string; by?: string }
   | { decision: 'cannot-ask'; why: string; by?: string }
+  | { decision: 'pending'; note: string; by?: string }
 
 /**
  * Asks a person about every call of a batch that needs asking, all at once, before any of them runs;
@@ -110,9 +113,11 @@ export class SessionApprovals {
 /** An answer as the handler gave it, checked; anything else is undefined (and the call is denied). */
 export function checkAnswer(value: unknown): ApprovalAnswer | undefined {
   if (typeof value !== 'object' || value === null) return undefined
-  const { decision, message, by, why } = value as Record<string, unknown>
+  const { decision, by, why } = value as Record<string, unknown>
+  const message = (value as Record<string, unknown>).message ?? (value as Record<string, unknown>).note
   const who = typeof by === 'string' && by !== '' ? { by } : {}
   if (decision === 'allow-once' || decision === 'allow-session') return { decision, ...who }
+  if (decision === 'pending') return { decision, note: typeof message === 'string' && message.trim() !== '' ? message.trim() : 'waiting for the person\'s answer', ...who }
   if (decision === 'cannot-ask') return { decision, why: typeof why === 'string' && why.trim() !== '' ? why.trim() : 'the approver could not reach anyone', ...who }
   if (decision === 'deny') return { decision, ...(typeof message === 'string' && message.trim() !== '' ? { message: message.trim() } : {}), ...who }
   return undefined

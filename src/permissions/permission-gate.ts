@@ -1,6 +1,7 @@
 import path from 'node:path'
 import type { ToolhostConfig } from '../config/types.js'
 import { ToolhostError } from '../contract/errors.js'
+import { CALL_ERRORS } from '../contract/call-errors.js'
 import type { AuthoriseContext, Authoriser, DecidingFor } from './authoriser.js'
 import type { AuthoriseDecision, AuthoriseItem } from '../dispatch/admit/authorise-item.js'
 import { isCaseInsensitiveFs } from '../workspace/paths.js'
@@ -240,6 +241,11 @@ export class PermissionGate implements Authoriser {
       const message = this.#consoleHint(noOneToAsk(j, this.#readerOf(j), outcome.why))
       this.#recordDecision(j, { decision: 'deny', by: 'no-approver', reason: message, ...answeredBy })
       return { code: 'E_DENIED', message }
+    }
+    if (outcome.decision === 'pending') {
+      // Asked, not answered: the call stops here and runs again with the answer. No one decided.
+      this.#recordDecision(j, { decision: 'pending', by: 'asking', reason: `${tool} is waiting for the person's answer (${outcome.note}); nobody has decided yet`, ...answeredBy })
+      return CALL_ERRORS.awaitingAnswer(tool, outcome.note)
     }
     if (outcome.decision === 'deny') {
       const message = personDeniedMessage(tool, outcome.message)

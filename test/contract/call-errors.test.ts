@@ -30,6 +30,7 @@ const SAMPLES: { [K in keyof typeof CALL_ERRORS]: Parameters<(typeof CALL_ERRORS
   skipped: [],
   stoppedInHook: ['hangs', 'audit'],
   stoppedInCheck: ['hangs'],
+  awaitingAnswer: ['hangs', 'waiting for the MCP client to answer'],
   closedInHooks: [],
   closedUndecided: [5000],
 }
