@@ -87,27 +87,41 @@ export function withStandby(first: ApproveHandler | undefined, standby: StandbyA
  */
 export const approveEverything: ApproveHandler = async (requests) => requests.map(() => ({ decision: 'allow-once', by: '--yes' }))
 
-/** Calls the person allowed for the session: per tool, the subject keys they covered. */
+/**
+ * Calls the person allowed for the session: per caller and tool, the subject keys they covered. The
+ * caller is the call's principal (`RunOptions.principal`: an MCP client's authenticated id and
+ * subject, or its connection or 2025 session; the console; none for the embedding's own calls): an
+ * answer given for one caller never covers another's calls.
+ */
 export class SessionApprovals {
   readonly #allowed = new Map<string, Set<string>>()
+  // The tools some caller has an approval for: the judge's fast path asks only this.
+  readonly #tools = new Set<string>()
 
-  /** Remembers that `tool` may touch these subject keys for the rest of the session. */
-  remember(tool: string, keys: readonly string[]): void {
-    let set = this.#allowed.get(tool)
-    if (!set) this.#allowed.set(tool, (set = new Set()))
-    for (const key of keys) set.add(key)
+  /** Remembers that `principal`'s calls of `tool` may touch these subject keys for the rest of the session. */
+  remember(principal: string | undefined, tool: string, keys: readonly string[]): void {
+    const key = scopeKey(principal, tool)
+    let set = this.#allowed.get(key)
+    if (!set) this.#allowed.set(key, (set = new Set()))
+    for (const k of keys) set.add(k)
+    this.#tools.add(tool)
   }
 
-  /** True when some call of `tool` was allowed for the session (only then can `covers` be true). */
+  /** True when some caller's call of `tool` was allowed for the session (only then can `covers` be true). */
   hasTool(tool: string): boolean {
-    return this.#allowed.has(tool)
+    return this.#tools.has(tool)
   }
 
-  /** True when every subject key of the call was allowed for the session before. */
-  covers(tool: string, keys: readonly string[]): boolean {
-    const set = this.#allowed.get(tool)
+  /** True when every subject key of `principal`'s call was allowed for the session before, for that principal. */
+  covers(principal: string | undefined, tool: string, keys: readonly string[]): boolean {
+    const set = this.#allowed.get(scopeKey(principal, tool))
     return set !== undefined && keys.length > 0 && keys.every((k) => set.has(k))
   }
+}
+
+// One caller's approvals of one tool (a NUL cannot be in a tool name).
+function scopeKey(principal: string | undefined, tool: string): string {
+  return `${principal ?? ''}\u0000${tool}`
 }
 
 /** An answer as the handler gave it, checked; anything else is undefined (and the call is denied). */

@@ -157,7 +157,7 @@ export class CallJudge {
     const keys = subjects.flatMap(subjectKeys)
     const destructive = safeDestructive(tool, snapshot, behaviour)
     const facts: CallFacts = { readOnly: safeReadOnly(tool, snapshot, behaviour), destructive, edit: isEditCall(tool.name, subject, destructive) }
-    const decision = this.#decide(tool.name, subjects, facts, toolSay, this.#session.covers(tool.name, keys), needsApproval, item.hookAsk)
+    const decision = this.#decide(tool.name, subjects, facts, toolSay, this.#session.covers(item.principal, tool.name, keys), needsApproval, item.hookAsk)
     return new JudgedCall(item, args, snapshot, context, decision, facts, subject, keys)
   }
 

@@ -252,7 +252,7 @@ export class PermissionGate implements Authoriser {
       this.#recordDecision(j, { decision: 'deny', by: 'person', reason: message, ...answeredBy })
       return { code: 'E_DENIED', message }
     }
-    if (outcome.decision === 'allow-session') this.#session.remember(tool, j.keys())
+    if (outcome.decision === 'allow-session') this.#session.remember(j.item.principal, tool, j.keys())
     this.#recordDecision(j, { decision: outcome.decision, by: 'person', reason: `the person answered ${outcome.decision}`, ...answeredBy })
     return undefined
   }
