@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=scheduling,cost,...]`: the nine benchmarks of toolhost, each
+ * `npm run bench [-- --quick] [-- --only=scheduling,cost,...]`: the ten benchmarks of toolhost, each
  * printing a table. Figures are measured, never edited; BENCHMARKS.md holds a full run's output.
  */
 import { execSync } from 'node:child_process'
@@ -15,6 +15,7 @@ import { runScheduling } from './bench/scheduling.js'
 import { runStartup } from './bench/startup.js'
 import { runStress } from './bench/stress.js'
 import { runStoreCost } from './bench/store-cost.js'
+import { runStreaming } from './bench/streaming.js'
 import { fmt, renderTable, type Table } from './bench/table.js'
 
 type Benchmark = (options: BenchOptions) => Promise<{ tables: Table[]; targets: string[] }>
@@ -29,6 +30,7 @@ const BENCHMARKS: Record<BenchmarkName, Benchmark> = {
   store: runStoreCost,
   instances: runInstances,
   project: runProjectStartup,
+  streaming: runStreaming,
 }
 
 function machine(): string {

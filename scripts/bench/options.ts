@@ -1,6 +1,6 @@
 /** Command-line flags of `npm run bench` (scripts only). */
 
-export const BENCHMARK_NAMES = ['scheduling', 'cost', 'startup', 'memory', 'stress', 'mcp', 'store', 'instances', 'project'] as const
+export const BENCHMARK_NAMES = ['scheduling', 'cost', 'startup', 'memory', 'stress', 'mcp', 'store', 'instances', 'project', 'streaming'] as const
 export type BenchmarkName = (typeof BENCHMARK_NAMES)[number]
 
 export interface BenchOptions {
@@ -24,6 +24,9 @@ export interface BenchOptions {
   memoryCalls: number
   /** Stress: calls. */
   stressCalls: number
+  /** Streaming: calls in the reply, and the seconds the server takes to write them. */
+  streamCalls: number
+  streamSeconds: number
   /** Project start-up: more Node binaries to measure, besides the one running the benchmark. */
   nodes: string[]
 }
@@ -42,6 +45,8 @@ export const USAGE = `usage: npm run bench [-- FLAGS]
   --spawns=N           start-up: spawns per command, the best is reported; project: rounds (default 7, quick 1)
   --memory-calls=N     memory: calls with 1 MB results (default 10000, quick 500)
   --stress-calls=N     stress: calls (default 100000, quick 10000)
+  --stream-calls=N     streaming: calls in the streamed reply (default 10, quick 4)
+  --stream-seconds=T   streaming: seconds the server takes to write them (default 2, quick 0.4)
   --nodes=PATH,PATH    project: more Node binaries, a table each (default: only the running Node)`
 
 /** Parses the flags; throws with the usage text on an unknown or malformed flag. */
@@ -63,6 +68,8 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     spawns: quick ? 1 : 7,
     memoryCalls: quick ? 500 : 10_000,
     stressCalls: quick ? 10_000 : 100_000,
+    streamCalls: quick ? 4 : 10,
+    streamSeconds: quick ? 0.4 : 2,
     nodes: [],
   }
   const numeric: Record<string, keyof BenchOptions> = {
@@ -76,6 +83,8 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     '--spawns': 'spawns',
     '--memory-calls': 'memoryCalls',
     '--stress-calls': 'stressCalls',
+    '--stream-calls': 'streamCalls',
+    '--stream-seconds': 'streamSeconds',
   }
   for (const arg of argv) {
     if (arg === '--quick' || arg === '--optimum') continue

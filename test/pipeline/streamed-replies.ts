@@ -91,7 +91,10 @@ function responsesReply(script: ReplyScript): SseStep[] {
     const message = { type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: script.text, annotations: [] }] }
     out.push(
       event('response.output_item.added', { output_index: 0, item: { ...message, status: 'in_progress', content: [] } }),
+      event('response.content_part.added', { item_id: 'msg_1', output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }),
       event('response.output_text.delta', { item_id: 'msg_1', output_index: 0, content_index: 0, delta: script.text }),
+      event('response.output_text.done', { item_id: 'msg_1', output_index: 0, content_index: 0, text: script.text }),
+      event('response.content_part.done', { item_id: 'msg_1', output_index: 0, content_index: 0, part: message.content[0] }),
       event('response.output_item.done', { output_index: 0, item: message }),
     )
     items.push(message)
