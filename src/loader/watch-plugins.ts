@@ -9,6 +9,8 @@ export type ReloadEvent =
   | { kind: 'loaded' | 'reloaded'; file: string; tools: string[] }
   | { kind: 'removed'; file: string; tools: string[] }
   | { kind: 'failed'; file: string; message: string; kept: string[] }
+  /** The file changed while it loaded (a writer still at it): the old tools keep serving; the next change reloads it. */
+  | { kind: 'unsettled'; file: string; message: string; kept: string[] }
 
 export interface WatchOptions extends PluginLoadOptions {
   /** Quiet time after the last change of a file before it is reloaded. Default 100 ms. */
@@ -115,7 +117,7 @@ export async function reloadFile(file: string, registry: ToolRegistry, options: 
   // find the old tools, and a failed import leaves them serving.
   const outcome = await loadPluginFile(file, registry, true, options)
   if (outcome.ok) return { kind: had ? 'reloaded' : 'loaded', file, tools: outcome.tools }
-  return { kind: 'failed', file, message: outcome.message, kept: old.map((e) => e.tool.name) }
+  return { kind: outcome.unsettled ? 'unsettled' : 'failed', file, message: outcome.message, kept: old.map((e) => e.tool.name) }
 }
 
 /**
@@ -131,7 +133,9 @@ export function watchHostPlugins(host: { log: Logger; registry: ToolRegistry; on
     importTimeoutMs: host.config.plugins.import_timeout_ms,
     ...(mayLoad ? { mayLoad } : {}),
     onReload: (event) => {
-      if (event.kind === 'failed') {
+      if (event.kind === 'unsettled') {
+        host.log.debug(event.message)
+      } else if (event.kind === 'failed') {
         host.log.error(`plugin ${event.file} failed to reload: ${event.message}; still serving its previous tools${event.kept.length > 0 ? ` (${event.kept.join(', ')})` : ''}`)
       } else {
         host.log.info(`plugin ${event.file} ${event.kind}: ${event.tools.join(', ') || 'no tools'}`)
