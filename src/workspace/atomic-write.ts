@@ -6,6 +6,7 @@ import { CREATE_EXCLUSIVE } from './fd-paths.js'
 import { openFolderInRoot } from './open-folder.js'
 import type { ResolvedPath } from './resolve-in-root.js'
 import { tempFileName } from './temp-file-names.js'
+import { writeWhole } from './write-whole.js'
 
 export interface WriteOutcome {
   /** True when no file had the name before. */
@@ -33,11 +34,11 @@ export async function writeFileAtomic(root: string, target: ResolvedPath, conten
     if (existing?.isDirectory()) throw new ToolhostError('E_ARGS_INVALID', `"${target.input}" is a folder; give the path of a file`)
     const mode = existing?.isFile() ? existing.mode & 0o7777 : 0o666
     const temp = folder.entry(tempFileName())
-    const data = typeof content === 'string' ? Buffer.from(content, 'utf8') : content
     let handle: FileHandle | undefined
+    let bytes: number
     try {
       handle = await open(temp, CREATE_EXCLUSIVE, mode)
-      await handle.writeFile(data)
+      bytes = await writeWhole(handle, content)
       if (existing?.isFile()) await handle.chmod(mode)
       await handle.close()
       handle = undefined
@@ -50,7 +51,7 @@ export async function writeFileAtomic(root: string, target: ResolvedPath, conten
       }
       throw error
     }
-    return { created: existing === undefined, bytes: data.byteLength }
+    return { created: existing === undefined, bytes }
   } finally {
     await folder.close()
   }
