@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=scheduling,cost,...]`: the nine benchmarks of toolhost, each
+ * `npm run bench [-- --quick] [-- --only=scheduling,cost,...]`: the ten benchmarks of toolhost, each
  * printing a table. Figures are measured, never edited; BENCHMARKS.md holds a full run's output.
  */
 import { execSync } from 'node:child_process'
@@ -12,6 +12,7 @@ import { runMemory } from './bench/memory.js'
 import { parseBenchOptions, type BenchmarkName, type BenchOptions } from './bench/options.js'
 import { runProjectStartup } from './bench/project-startup.js'
 import { runScheduling } from './bench/scheduling.js'
+import { runSearch } from './bench/search.js'
 import { runStartup } from './bench/startup.js'
 import { runStress } from './bench/stress.js'
 import { runStoreCost } from './bench/store-cost.js'
@@ -29,6 +30,7 @@ const BENCHMARKS: Record<BenchmarkName, Benchmark> = {
   store: runStoreCost,
   instances: runInstances,
   project: runProjectStartup,
+  search: runSearch,
 }
 
 function machine(): string {

@@ -1,6 +1,6 @@
 /** Command-line flags of `npm run bench` (scripts only). */
 
-export const BENCHMARK_NAMES = ['scheduling', 'cost', 'startup', 'memory', 'stress', 'mcp', 'store', 'instances', 'project'] as const
+export const BENCHMARK_NAMES = ['scheduling', 'cost', 'startup', 'memory', 'stress', 'mcp', 'store', 'instances', 'project', 'search'] as const
 export type BenchmarkName = (typeof BENCHMARK_NAMES)[number]
 
 export interface BenchOptions {
@@ -26,6 +26,8 @@ export interface BenchOptions {
   stressCalls: number
   /** Project start-up: more Node binaries to measure, besides the one running the benchmark. */
   nodes: string[]
+  /** Search: files of the generated tree. */
+  searchFiles: number
 }
 
 export const USAGE = `usage: npm run bench [-- FLAGS]
@@ -42,16 +44,17 @@ export const USAGE = `usage: npm run bench [-- FLAGS]
   --spawns=N           start-up: spawns per command, the best is reported; project: rounds (default 7, quick 1)
   --memory-calls=N     memory: calls with 1 MB results (default 10000, quick 500)
   --stress-calls=N     stress: calls (default 100000, quick 10000)
-  --nodes=PATH,PATH    project: more Node binaries, a table each (default: only the running Node)`
+  --nodes=PATH,PATH    project: more Node binaries, a table each (default: only the running Node)
+  --search-files=N     search: files of the generated tree (default 100000)`
 
 /** Parses the flags; throws with the usage text on an unknown or malformed flag. */
 export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   const quick = argv.includes('--quick')
   const options: BenchOptions = {
     quick,
-    // The project benchmark installs the tarball with npm (a minute or more), and instances starts
-    // servers, Redis and nginx: not in a quick run.
-    only: BENCHMARK_NAMES.filter((name) => !quick || (name !== 'project' && name !== 'instances')),
+    // The project benchmark installs the tarball with npm (a minute or more), instances starts
+    // servers, Redis and nginx, search copies node_modules and writes 100k files: not in a quick run.
+    only: BENCHMARK_NAMES.filter((name) => !quick || (name !== 'project' && name !== 'instances' && name !== 'search')),
     seed: 1,
     batches: quick ? 150 : 1000,
     realBatches: quick ? 8 : 80,
@@ -64,6 +67,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     memoryCalls: quick ? 500 : 10_000,
     stressCalls: quick ? 10_000 : 100_000,
     nodes: [],
+    searchFiles: 100_000,
   }
   const numeric: Record<string, keyof BenchOptions> = {
     '--seed': 'seed',
@@ -76,6 +80,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     '--spawns': 'spawns',
     '--memory-calls': 'memoryCalls',
     '--stress-calls': 'stressCalls',
+    '--search-files': 'searchFiles',
   }
   for (const arg of argv) {
     if (arg === '--quick' || arg === '--optimum') continue
