@@ -12,6 +12,7 @@ import { runMemory } from './bench/memory.js'
 import { parseBenchOptions, type BenchmarkName, type BenchOptions } from './bench/options.js'
 import { runProjectStartup } from './bench/project-startup.js'
 import { runScheduling } from './bench/scheduling.js'
+import { runSearch } from './bench/search.js'
 import { runStartup } from './bench/startup.js'
 import { runStress } from './bench/stress.js'
 import { runStoreCost } from './bench/store-cost.js'
@@ -31,6 +32,7 @@ const BENCHMARKS: Record<BenchmarkName, Benchmark> = {
   instances: runInstances,
   project: runProjectStartup,
   streaming: runStreaming,
+  search: runSearch,
 }
 
 function machine(): string {

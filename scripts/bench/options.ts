@@ -1,6 +1,6 @@
 /** Command-line flags of `npm run bench` (scripts only). */
 
-export const BENCHMARK_NAMES = ['scheduling', 'cost', 'startup', 'memory', 'stress', 'mcp', 'store', 'instances', 'project', 'streaming'] as const
+export const BENCHMARK_NAMES = ['scheduling', 'cost', 'startup', 'memory', 'stress', 'mcp', 'store', 'instances', 'project', 'streaming', 'search'] as const
 export type BenchmarkName = (typeof BENCHMARK_NAMES)[number]
 
 export interface BenchOptions {
@@ -29,6 +29,8 @@ export interface BenchOptions {
   streamSeconds: number
   /** Project start-up: more Node binaries to measure, besides the one running the benchmark. */
   nodes: string[]
+  /** Search: files of the generated tree. */
+  searchFiles: number
 }
 
 export const USAGE = `usage: npm run bench [-- FLAGS]
@@ -47,16 +49,17 @@ export const USAGE = `usage: npm run bench [-- FLAGS]
   --stress-calls=N     stress: calls (default 100000, quick 10000)
   --stream-calls=N     streaming: calls in the streamed reply (default 10, quick 4)
   --stream-seconds=T   streaming: seconds the server takes to write them (default 2, quick 0.4)
-  --nodes=PATH,PATH    project: more Node binaries, a table each (default: only the running Node)`
+  --nodes=PATH,PATH    project: more Node binaries, a table each (default: only the running Node)
+  --search-files=N     search: files of the generated tree (default 100000)`
 
 /** Parses the flags; throws with the usage text on an unknown or malformed flag. */
 export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   const quick = argv.includes('--quick')
   const options: BenchOptions = {
     quick,
-    // The project benchmark installs the tarball with npm (a minute or more), and instances starts
-    // servers, Redis and nginx: not in a quick run.
-    only: BENCHMARK_NAMES.filter((name) => !quick || (name !== 'project' && name !== 'instances')),
+    // The project benchmark installs the tarball with npm (a minute or more), instances starts
+    // servers, Redis and nginx, search copies node_modules and writes 100k files: not in a quick run.
+    only: BENCHMARK_NAMES.filter((name) => !quick || (name !== 'project' && name !== 'instances' && name !== 'search')),
     seed: 1,
     batches: quick ? 150 : 1000,
     realBatches: quick ? 8 : 80,
@@ -71,6 +74,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     streamCalls: quick ? 4 : 10,
     streamSeconds: quick ? 0.4 : 2,
     nodes: [],
+    searchFiles: 100_000,
   }
   const numeric: Record<string, keyof BenchOptions> = {
     '--seed': 'seed',
@@ -85,6 +89,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     '--stress-calls': 'stressCalls',
     '--stream-calls': 'streamCalls',
     '--stream-seconds': 'streamSeconds',
+    '--search-files': 'searchFiles',
   }
   for (const arg of argv) {
     if (arg === '--quick' || arg === '--optimum') continue

@@ -8,6 +8,9 @@ import type { Workspace } from '../workspace/workspace.js'
 import { passesGlob, type CompiledSearch } from './compile-search.js'
 import { SKIPPED_FOLDERS } from './ripgrep-args.js'
 
+// An absolute path, an empty part, or a "." or ".." part.
+const UNSAFE = /^\/|\/\/|(?:^|\/)\.\.?(?:\/|$)|\/$/
+
 /**
  * Decides each printed path once (ripgrep prints a file's matches together, so the last decision is kept).
  *
@@ -28,7 +31,7 @@ export class PathCheck {
   /** The root-relative form of a path ripgrep printed, or undefined when it is not under the start. */
   relative(printed: string): string | undefined {
     const relative = printed.startsWith('./') ? printed.slice(2) : printed
-    if (relative === '' || relative.startsWith('/') || relative.split('/').some((part) => part === '..' || part === '.' || part === '')) return undefined
+    if (relative === '' || UNSAFE.test(relative)) return undefined
     if (this.#start !== '.' && !relative.startsWith(`${this.#start}/`)) return undefined
     return relative
   }

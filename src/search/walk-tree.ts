@@ -35,16 +35,19 @@ export async function walkTree(ws: Workspace, start: ResolvedPath, visit: (file:
   }
   const descend = async (dir: ResolvedPath): Promise<boolean> => {
     if (signal.aborted) throw new ToolhostError('E_INTERRUPTED', 'search_files was interrupted')
-    await loadIgnore(ws, dir.relative === '.' ? '' : dir.relative, rules)
     const names: { name: string; kind: 'dir' | 'file' }[] = []
+    let hasGitignore = false
     try {
       for await (const d of await opendir(dir.path)) {
         if (d.isDirectory()) names.push({ name: d.name, kind: 'dir' })
         else if (d.isFile()) names.push({ name: d.name, kind: 'file' })
+        if (d.name === '.gitignore' && d.isFile()) hasGitignore = true
       }
     } catch {
       return true
     }
+    // Read through the wall only where the listing shows one (a link is no file here, as there).
+    if (hasGitignore) await loadIgnore(ws, dir.relative === '.' ? '' : dir.relative, rules)
     names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     for (const { name, kind } of names) {
       const relative = dir.relative === '.' ? name : `${dir.relative}/${name}`

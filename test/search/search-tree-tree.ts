@@ -47,6 +47,7 @@ export function buildSearchTree(root: string, outside: string): void {
   put('.env.local', 'TODO=secret-local\n')
   put('.env.example', 'TODO=example\n')
   put('secrets/key.txt', 'TODO secret key\n')
+  put('docs/secrets/key.txt', 'TODO a nested folder of that name is not denied (the pattern has a slash)\n')
   put('src/cert.pem', 'TODO secret pem\n')
   put('private1.txt', 'TODO secret private\n')
   put('node_modules/dep/index.js', 'TODO in a dependency\n')

@@ -82,6 +82,9 @@ const QUERIES: Query[] = [
   { pattern: 'DOCS', target: 'files', ignore_case: true },
   { pattern: '.', target: 'files', path: 'src', glob: '*.ts' },
   { pattern: 'log$', target: 'files' },
+  { pattern: 'skip|local', target: 'files', path: 'src/sub' },
+  { pattern: '.', target: 'files', path: 'pkg/a' },
+  { pattern: 'key', target: 'files' },
 ]
 
 describe('search_files: ripgrep and the JavaScript engine agree (issue 29)', () => {
@@ -110,8 +113,14 @@ describe('search_files: ripgrep and the JavaScript engine agree (issue 29)', () 
     const lines = (await run({ pattern: 'TODO' }, bundled)).lines
     const found = lines.join('\n')
     expect(lines.filter((line) => line.startsWith('rootonly.txt:'))).toEqual([])
-    for (const absent of ['secret', 'in a dependency', 'in git', 'temp file', 'in a binary', 'oversized', 'build/', 'x.log:', 'in-link', 'linkdir']) expect(found).not.toContain(absent)
+    for (const absent of ['TODO secret', 'TODO=secret', 'outside secret', 'in a dependency', 'in git', 'temp file', 'in a binary', 'oversized', 'build/', 'x.log:', 'in-link', 'linkdir']) expect(found).not.toContain(absent)
     for (const present of ['docs/rootonly.txt:1: TODO not ignored below the root', '.env.example:1: TODO=example', 'crlf.ts:3: TODO: crlf', 'bom.txt:1: \ufeffTODO after a BOM', 'long.txt:3: short TODO']) expect(found).toContain(present)
+  })
+
+  test('.gitignore files above the start count, anchored to their own folder', async () => {
+    expect((await run({ pattern: 'skip', target: 'files', path: 'src/sub' }, bundled)).lines).toEqual(['src/sub/deep/skip.ts'])
+    expect((await run({ pattern: '\\.(md|log)$', target: 'files', path: 'pkg/a' }, bundled)).lines).toEqual(['pkg/a/keep.log'])
+    expect((await run({ pattern: 'key', target: 'files' }, bundled)).lines).toEqual(['docs/secrets/key.txt'])
   })
 
   test('the order is the walk: names sorted in each folder, depth first', async () => {
