@@ -30,6 +30,7 @@ export type {
   CallToolResultValue,
   CheckOutcome,
   ContentBlock,
+  ControlPlane,
   JsonSchema,
   Logger,
   LogLevel,

@@ -9,6 +9,7 @@ import type { HostOptions, HostServices } from './host-types.js'
 import { Host, type HostParts } from './host.js'
 import { builtinPluginFiles, duplicatesBuiltins } from '../loader/builtin-plugins.js'
 import { loadPlugins } from '../loader/load-plugins.js'
+import { tsCache } from '../loader/ts-source.js'
 import { createLogger } from '../contract/logger.js'
 import { AUDIENCES } from '../contract/messages.js'
 import { isOpenTelemetryRegistered } from '../otel/detect.js'
@@ -16,6 +17,8 @@ import { PermissionGate } from '../permissions/permission-gate.js'
 import { openProcessRegistry } from '../processes/attach-processes.js'
 import { startTempSweep } from '../workspace/sweep-temp-files.js'
 import { isWithin, underRoot } from '../workspace/paths.js'
+import { controlPlaneOf } from '../workspace/control-plane.js'
+import { trustFilePath } from '../loader/trust-store.js'
 import { openStore } from '../store/open-store.js'
 import { storeSetting } from '../store/store-setting.js'
 
@@ -39,14 +42,25 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   // The workspace's own code is asked about before anything reads the config: withheld, it is gone
   // from the config every part of the host is built from.
   const trust = await askWorkspaceTrust(resolved, options)
-  const setup = { ...resolved, config: withPermissionOverrides(trust.config, options) }
+  const config = withPermissionOverrides(trust.config, options)
+  // What programs the host is out of the file tools' reach; the folder's own plugin folders and hook
+  // scripts count even when withheld (a file written there would run once the folder is trusted).
+  const controlPlane = controlPlaneOf({
+    root: resolved.root,
+    config: { ...config, plugins: resolved.config.plugins, hooks: resolved.config.hooks },
+    configFile: resolved.file,
+    baseDir: resolved.baseDir,
+    pluginDirs: (options.plugins ?? []).map((d) => path.resolve(options.cwd ?? process.cwd(), d)),
+    trustFile: trustFilePath(options.env ?? process.env),
+  })
+  const setup = { ...resolved, config, controlPlane }
   const log = options.log ?? createLogger()
   const env = options.env ?? process.env
   // A bad `store` (or TOOLHOST_STORE) fails start-up naming it, before anything starts.
   const store = openStore({ ...storeSetting(setup.config.store, setup.file ?? (typeof options.config === 'object' ? 'createHost({ config })' : 'defaults'), env), root: setup.root, log })
   // The permission system first: a bad rule fails start-up before any process is adopted.
   const authoriser = options.authoriser ?? new PermissionGate({ config: setup.config, configFile: setup.file, root: setup.root, approve: options.approve, log, audience: options.audience ?? 'developer' })
-  const opened = await openProcessRegistry({ root: setup.root, config: setup.config, configFile: setup.file, log, env })
+  const opened = await openProcessRegistry({ root: setup.root, config: setup.config, configFile: setup.file, log, env, controlPlane })
   const sweep = startTempSweep({ root: setup.root, log }) // temp files of killed writes, in the background
   // Joined while the rest starts (plugins load meanwhile), awaited before the host is handed out:
   // a host alone then starts its first call at once. (It never rejects: a store that cannot be
@@ -86,6 +100,8 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     services.configWatcher = (await import('../loader/watch-config.js')).watchConfig(host, file, trust.config, { onApplied, ...(vet ? { vet } : {}) })
   }
   if (options.loadPlugins !== false) {
+    // Compiled TypeScript is never cached inside the workspace (a root at HOME holds ~/.cache).
+    tsCache.keepOutOf(setup.root)
     // The package's own plugins come from `plugins.builtins`, whatever the current folder; user
     // folders come on top.
     const builtins = builtinPluginFiles(setup.config.plugins.builtins)

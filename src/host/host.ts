@@ -27,7 +27,7 @@ import type { HostEvent } from '../observe/host-events.js'
 import type { Authoriser } from '../permissions/authoriser.js'
 import type { CallHooks } from '../contract/hook-types.js'
 import { registry as processRegistry, type ToolRegistry } from '../registry/registry.js'
-import type { AnyTool, AskHandler, Logger, OpenAIToolDefinition, SessionState, ToolCall, ToolResult } from '../contract/types.js'
+import type { AnyTool, AskHandler, ControlPlane, Logger, OpenAIToolDefinition, SessionState, ToolCall, ToolResult } from '../contract/types.js'
 
 // The host's types, where the package entry has always found them (each is defined below the host).
 export type { AuthoriseDecision, AuthoriseItem } from '../dispatch/admit/authorise-item.js'
@@ -93,7 +93,7 @@ export class Host {
    * Hosts come from `createHost`, which resolves `setup` (the config with the permission options in
    * place) and the `parts` it attaches.
    */
-  constructor(setup: { config: ToolhostConfig; file: string | undefined; root: string; maxWorkers: number; maxWorkersFrom?: Host['maxWorkersFrom'] }, options: HostOptions, parts: HostParts) {
+  constructor(setup: { config: ToolhostConfig; file: string | undefined; root: string; maxWorkers: number; maxWorkersFrom?: Host['maxWorkersFrom']; controlPlane?: ControlPlane }, options: HostOptions, parts: HostParts) {
     this.#parts = parts
     this.#config = setup.config
     this.configFile = setup.file
@@ -119,7 +119,7 @@ export class Host {
     // The context every stage reads (one object per host; the config getter reads the one in force).
     const host = this
     this.#context = {
-      workspace: { root: setup.root, caseInsensitive, session: this.session },
+      workspace: { root: setup.root, caseInsensitive, session: this.session, ...(setup.controlPlane ? { controlPlane: setup.controlPlane } : {}) },
       settings: { get config() { return config() }, env: this.env },
       offers: { services: parts.services, log: parts.log, ask: this.ask },
     }
