@@ -19,6 +19,23 @@ const READS_ONLY = new Set(['cat', 'less', 'more', 'head', 'tail', 'grep', 'egre
  */
 export function writesControlPlane(command: string, root: string, plane: ControlPlane): boolean {
   if (plane.paths.length === 0) return false
+  // A call's command is judged several times (destructive, rules, audit): scanned once per host's
+  // plane (bench-notes/ws-trust.md: the scan is ~10× the parse's cached lookup).
+  let known = CACHE.get(plane)
+  if (known === undefined) CACHE.set(plane, (known = new Map()))
+  const key = `${root}\0${command}`
+  const hit = known.get(key)
+  if (hit !== undefined) return hit
+  const answer = scan(command, root, plane)
+  if (known.size >= CACHE_SIZE) known.delete(known.keys().next().value!)
+  known.set(key, answer)
+  return answer
+}
+
+const CACHE_SIZE = 256
+const CACHE = new WeakMap<ControlPlane, Map<string, boolean>>()
+
+function scan(command: string, root: string, plane: ControlPlane): boolean {
   const { commands } = analyseCommand(command)
   const bases = [root]
   for (const line of commands) {
