@@ -32,6 +32,7 @@ export type {
   CallToolResultValue,
   CheckOutcome,
   ContentBlock,
+  ControlPlane,
   HandlerResult,
   JsonSchema,
   Logger,

@@ -5,6 +5,7 @@ import type { Output } from './commands.js'
 import { planPluginFiles, testCommand } from './new-plugin.js'
 import { packageRoot } from './package-info.js'
 import { trustWorkspace } from './trust.js'
+import { refuseLinkOut } from './scaffold-target.js'
 import { trustFilePath } from '../loader/trust-store.js'
 import { workspaceCodeOf } from '../loader/workspace-code.js'
 import { resolveSetup } from '../host/setup.js'
@@ -24,7 +25,7 @@ export interface InitStep {
  * it does), `plugins/` with one example plugin and its test (for the project's runner, as
  * new-plugin writes them), and `.toolhost/` (the host's own state) in `.gitignore`. Never
  * overwrites: a file that exists is left as it is and reported skipped; `.gitignore` only gains a
- * line.
+ * line. Never writes through a link leading out of `cwd` or to nothing (`E_PATH_OUTSIDE_ROOT`).
  *
  * @example
  * initProject('/home/me/app') // [{ file: '/home/me/app/config.yaml', done: 'wrote', … }, …]
@@ -32,6 +33,8 @@ export interface InitStep {
 export function initProject(cwd: string): InitStep[] {
   const steps: InitStep[] = []
   const config = path.join(cwd, 'config.yaml')
+  // Every target checked before anything is written: a link out (or to nothing) stops init whole.
+  for (const file of [config, ...planPluginFiles(EXAMPLE_PLUGIN, cwd).texts.map((t) => t.file), path.join(cwd, '.gitignore')]) refuseLinkOut('init', cwd, file)
   if (existsSync(config)) {
     steps.push({ file: config, done: 'skipped', note: 'it exists; left as it is' })
   } else {

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { refuseLinkOut } from './scaffold-target.js'
 import { ToolhostError } from '../contract/errors.js'
 import type { CliArgs } from './args.js'
 import type { Output } from './commands.js'
@@ -86,6 +87,7 @@ export function planPluginFiles(name: string, cwd: string, kind: ProjectKind = d
 export function writePluginFiles(name: string, cwd: string, kind: ProjectKind = detectProject(cwd)): { plugin: string; test: string; runner: ProjectKind['runner'] } {
   const { plugin, test, runner, texts } = planPluginFiles(name, cwd, kind)
   for (const { file } of texts) {
+    refuseLinkOut('new-plugin', cwd, file)
     if (existsSync(file)) throw new ToolhostError('E_USAGE', `new-plugin: ${file} already exists; pick another name or delete the file first`)
   }
   for (const { file, text } of texts) {

@@ -2,20 +2,23 @@ import path from 'node:path'
 import { logSchedulingEvents } from '../observe/log-events.js'
 import { loadEnvFile } from '../config/env-file.js'
 import { DISPATCH_MODES, PERMISSION_MODES, type ToolhostConfig } from '../config/types.js'
-import { checkChoice, resolveSetup, withPermissionOverrides, type ResolvedSetup } from './setup.js'
-import { describeCode, isEmptyCode, isWorkspaceConfig, workspaceCodeOf, type WorkspaceCode } from '../loader/workspace-code.js'
+import { checkChoice, resolveSetup, withPermissionOverrides } from './setup.js'
+import { askWorkspaceTrust, keepTrustedCode, mayLoadWorkspaceFile } from './workspace-trust.js'
 import { checkConfigNames, checkPluginHookNames } from './config-names.js'
 import type { HostOptions, HostServices } from './host-types.js'
 import { HostRuntime, type Host, type HostParts } from './host.js'
 import { builtinPluginFiles, duplicatesBuiltins } from '../loader/builtin-plugins.js'
 import { loadPlugins } from '../loader/load-plugins.js'
+import { tsCache } from '../loader/ts-source.js'
 import { createLogger } from '../contract/logger.js'
 import { AUDIENCES } from '../contract/messages.js'
 import { isOpenTelemetryRegistered } from '../otel/detect.js'
 import { PermissionGate } from '../permissions/permission-gate.js'
 import { openProcessRegistry } from '../processes/attach-processes.js'
 import { startTempSweep } from '../workspace/sweep-temp-files.js'
-import { isWithin, underRoot } from '../workspace/paths.js'
+import { underRoot } from '../workspace/paths.js'
+import { controlPlaneOf } from '../workspace/control-plane.js'
+import { trustFilePath } from '../loader/trust-store.js'
 import { openStore } from '../store/open-store.js'
 import { storeSetting } from '../store/store-setting.js'
 import { processStartTime } from '../processes/start-time.js'
@@ -41,14 +44,25 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   // The workspace's own code is asked about before anything reads the config: withheld, it is gone
   // from the config every part of the host is built from.
   const trust = await askWorkspaceTrust(resolved, options)
-  const setup = { ...resolved, config: withPermissionOverrides(trust.config, options) }
+  const config = withPermissionOverrides(trust.config, options)
+  // What programs the host is out of the file tools' reach; the folder's own plugin folders and hook
+  // scripts count even when withheld (a file written there would run once the folder is trusted).
+  const controlPlane = controlPlaneOf({
+    root: resolved.root,
+    config: { ...config, plugins: resolved.config.plugins, hooks: resolved.config.hooks },
+    configFile: resolved.file,
+    baseDir: resolved.baseDir,
+    pluginDirs: (options.plugins ?? []).map((d) => path.resolve(options.cwd ?? process.cwd(), d)),
+    trustFile: trustFilePath(options.env ?? process.env),
+  })
+  const setup = { ...resolved, config, controlPlane }
   const log = options.log ?? createLogger()
   const env = options.env ?? process.env
   // A bad `store` (or TOOLHOST_STORE) fails start-up naming it, before anything starts.
   const store = openStore({ ...storeSetting(setup.config.store, setup.file ?? (typeof options.config === 'object' ? 'createHost({ config })' : 'defaults'), env), root: setup.root, log })
   // The permission system first: a bad rule fails start-up before any process is adopted.
   const authoriser = options.authoriser ?? new PermissionGate({ config: setup.config, configFile: setup.file, root: setup.root, approve: options.approve, log, audience: options.audience ?? 'developer' })
-  const opened = await openProcessRegistry({ root: setup.root, config: setup.config, configFile: setup.file, log, env })
+  const opened = await openProcessRegistry({ root: setup.root, config: setup.config, configFile: setup.file, log, env, controlPlane })
   const sweep = startTempSweep({ root: setup.root, log, isWriterAlive }) // temp files of killed writes, in the background
   // Joined while the rest starts (plugins load meanwhile), awaited before the host is handed out:
   // a host alone then starts its first call at once. (It never rejects: a store that cannot be
@@ -88,6 +102,8 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     services.configWatcher = (await import('../loader/watch-config.js')).watchConfig(host, file, trust.config, { onApplied, ...(vet ? { vet } : {}) })
   }
   if (options.loadPlugins !== false) {
+    // Compiled TypeScript is never cached inside the workspace (a root at HOME holds ~/.cache).
+    tsCache.keepOutOf(setup.root)
     // The package's own plugins come from `plugins.builtins`, whatever the current folder; user
     // folders come on top.
     const builtins = builtinPluginFiles(setup.config.plugins.builtins)
@@ -111,52 +127,6 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
   // What the other hosts of a cluster store learned (Redis), for the tools this host knows nothing of yet.
   if (store.sharedEstimates) await store.sharedEstimates().then((estimates) => host.estimates.take(estimates), (error: unknown) => log.debug(`the shared duration estimates were not read: ${(error as Error).message}`))
   return host
-}
-
-/**
- * Asks `options.workspaceTrust` about the code a workspace config brings: trusted (or nothing to
- * ask), the config as loaded; untrusted, the config without its plugin folders, hooks and MCP
- * servers, and a warning naming what was left out and the command that trusts the folder.
- */
-async function askWorkspaceTrust(resolved: ResolvedSetup, options: HostOptions): Promise<{ config: ToolhostConfig; gated: boolean; withheld?: WorkspaceCode }> {
-  const ask = options.workspaceTrust
-  if (ask === undefined || !isWorkspaceConfig(resolved.file, resolved.root, options.configExplicit === true || typeof options.config === 'string')) return { config: resolved.config, gated: false }
-  const code = await workspaceCodeOf(resolved)
-  if (isEmptyCode(code) || ask(code)) return { config: resolved.config, gated: true }
-  const log = options.log ?? createLogger()
-  log.warn(`${describeCode(code)} not loaded: ${resolved.root} is not trusted to run its own code; to run it, trust the folder: toolhost trust --root ${shellWord(resolved.root)}`)
-  const config = resolved.config
-  return {
-    gated: true,
-    withheld: code,
-    config: { ...config, plugins: { ...config.plugins, dirs: [] }, hooks: { before_call: [], after_call: [] }, mcp_servers: {} },
-  }
-}
-
-// What a reloaded config may change under a trust gate: not the code it runs. Its hooks (new
-// commands) stay those in force (`inForce`: the file's at start when trusted, none when withheld),
-// and so do its plugin folders and MCP servers, which only a restart (and trust) changes.
-function keepTrustedCode(fromFile: ToolhostConfig, inForce: ToolhostConfig, log: { warn(message: string): void }): (next: ToolhostConfig) => ToolhostConfig {
-  const started = JSON.stringify(fromFile.hooks)
-  return (next) => {
-    if (JSON.stringify(next.hooks) !== started) log.warn('hooks changed in the config file; the hooks in force stay: run toolhost trust, then restart, to run the new ones')
-    if (inForce === fromFile) return { ...next, hooks: inForce.hooks }
-    return { ...next, hooks: inForce.hooks, plugins: { ...next.plugins, dirs: inForce.plugins.dirs }, mcp_servers: inForce.mcp_servers }
-  }
-}
-
-// A file of the workspace's own plugin folders loads on change only when the folder, as it is now,
-// is trusted: a file a tool or a command wrote is new code.
-function mayLoadWorkspaceFile(resolved: ResolvedSetup, workspaceDirs: readonly string[], ask: (code: WorkspaceCode) => boolean): (file: string) => Promise<string | undefined> {
-  return async (file) => {
-    if (!workspaceDirs.some((dir) => isWithin(file, dir))) return undefined
-    const code = await workspaceCodeOf(resolved)
-    return ask(code) ? undefined : `${file} changed since ${resolved.root} was trusted; not loaded: run toolhost trust --root ${shellWord(resolved.root)}, then save it again`
-  }
-}
-
-function shellWord(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`
 }
 
 // Warns of each tool name or glob in `config` that matches no registered tool (none registered yet:

@@ -28,7 +28,7 @@ import type { HostEvent } from '../observe/host-events.js'
 import type { Authoriser } from '../permissions/authoriser.js'
 import type { CallHooks } from '../contract/hook-types.js'
 import { registry as processRegistry, type ToolRegistry } from '../registry/registry.js'
-import type { AnyTool, AskHandler, Logger, SessionState, ToolCall, ToolResult } from '../contract/types.js'
+import type { AnyTool, AskHandler, ControlPlane, Logger, SessionState, ToolCall, ToolResult } from '../contract/types.js'
 import type { ChatToolDefinition } from '../adapters/openai-chat.js'
 
 // The host's types, where the package entry has always found them (each is defined below the host).
@@ -89,7 +89,7 @@ export class HostRuntime implements Host {
    * Hosts come from `createHost`, which resolves `setup` (the config with the permission options in
    * place) and the `parts` it attaches.
    */
-  constructor(setup: { config: ToolhostConfig; file: string | undefined; root: string; maxWorkers: number; maxWorkersFrom?: Host['maxWorkersFrom'] }, options: HostOptions, parts: HostParts) {
+  constructor(setup: { config: ToolhostConfig; file: string | undefined; root: string; maxWorkers: number; maxWorkersFrom?: Host['maxWorkersFrom']; controlPlane?: ControlPlane }, options: HostOptions, parts: HostParts) {
     this.#parts = parts
     this.#config = setup.config
     this.configFile = setup.file
@@ -115,7 +115,7 @@ export class HostRuntime implements Host {
     // The context every stage reads (one object per host; the config getter reads the one in force).
     const host = this
     this.#context = {
-      workspace: { root: setup.root, caseInsensitive, session: this.session },
+      workspace: { root: setup.root, caseInsensitive, session: this.session, ...(setup.controlPlane ? { controlPlane: setup.controlPlane } : {}) },
       settings: { get config() { return config() }, env: this.env },
       offers: { services: parts.services, log: parts.log, ask: this.ask },
     }

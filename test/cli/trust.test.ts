@@ -7,6 +7,8 @@ import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFile
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { outputOf, TOOLHOST_CLI, type CliRun } from '../toolhost-cli.js'
 
 let scratch: string
@@ -85,6 +87,26 @@ describe('an untrusted folder', () => {
     expect(list.stdout).toContain('mine')
     expect(list.stdout).not.toContain('evil')
     expect(existsSync(path.join(scratch, 'mine-ran'))).toBe(true)
+  })
+
+  test('serve (an editor spawning it in a folder it just cloned): built-in tools only, the one line on stderr', async () => {
+    withHooksAndServers()
+    let stderr = ''
+    const transport = new StdioClientTransport({ command: process.execPath, args: [TOOLHOST_CLI, 'serve'], cwd: repo, env: { ...(process.env as Record<string, string>), TOOLHOST_TRUST_FILE: trustFile, TOOLHOST_STORE: 'memory' }, stderr: 'pipe' })
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
+    const client = new Client({ name: 'trust-test', version: '1.0.0' })
+    await client.connect(transport)
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name)
+      expect(names).toContain('echo')
+      expect(names).not.toContain('evil')
+      const echo = await client.callTool({ name: 'echo', arguments: { text: 'hi' } })
+      expect(echo.isError).not.toBe(true)
+    } finally {
+      await client.close()
+    }
+    expect(stderr.split('\n').filter((l) => l.includes('not trusted'))).toHaveLength(1)
+    expect([ran('plugin-ran'), ran('hook-ran'), ran('server-ran')]).toEqual([false, false, false])
   })
 
   test('a folder that brings no code of its own says nothing about trust', async () => {

@@ -16,6 +16,7 @@ import { LocalStore } from '../../src/store/local-store.js'
 import type { ToolCall } from '../../src/contract/types.js'
 import { MemoryApprovalLedger } from '../../src/mcp/approval-ledger.js'
 import { callDigest, RequestStateSeal } from '../../src/mcp/request-state.js'
+import { refuseControlPlane } from '../../src/workspace/control-plane.js'
 // This file is about hosts coordinating through the local store: vitest.config.ts sets TOOLHOST_STORE=memory for the others.
 delete process.env['TOOLHOST_STORE']
 
@@ -92,6 +93,7 @@ const TRIGGERS: Record<ErrorCode, { where: string; trigger: () => Promise<string
     },
   },
   E_PATH_OUTSIDE_ROOT: { where: 'test/host/host-call.test.ts inside_root', trigger: () => callCode({ name: 'inside_root', arguments: '{"path": "../../outside"}' }) },
+  E_CONTROL_PLANE: { where: 'test/workspace/control-plane.test.ts, test/plugins/files-control-plane.test.ts', trigger: () => thrownCode(() => refuseControlPlane({ paths: ['/w/config.yaml'], opened: [] }, '/w/config.yaml', 'config.yaml', false)) },
   E_TIMEOUT: { where: 'test/host/host-call.test.ts time limit', trigger: () => callCode({ name: 'hangs', arguments: '{}' }) },
   E_ABORTED: {
     where: 'test/host/host-call.test.ts interrupt',
