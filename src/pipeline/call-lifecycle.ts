@@ -259,7 +259,7 @@ export class CallLifecycle {
     const controller = new AbortController()
     const context = new CallContext(this.#parts.context, item.call.id, item.tool.name, controller, this.#reporter)
     const dispatch = this.#parts.context.settings.config.dispatch
-    return executeCall(item.tool, args, context, controller, { timeoutMs: item.tool.timeoutMs ?? dispatch.timeout_ms, graceMs: dispatch.interrupt_grace_ms, onAbandon: this.#warnAbandoned })
+    return executeCall(item.tool, args, context, controller, { timeoutMs: item.tool.timeoutMs ?? dispatch.timeout_ms, graceMs: dispatch.interrupt_grace_ms, onAbandon: this.#warnAbandoned, sources: this.#parts.registry })
   }
 
   // 7. Shape: a scheduled call's outcome as its result, at once or once it may be (a huge value waits

@@ -18,10 +18,11 @@ import { describeStoreContract } from './store-contract.js'
 
 const HOLDER = path.join(import.meta.dirname, '../fixtures/store/hold-redis-lease.ts')
 
-function recordingLog(): Logger & { lines: string[] } {
+function recordingLog(): Logger & { lines: string[]; infos: string[] } {
   const lines: string[] = []
+  const infos: string[] = []
   const push = (m: string): void => void lines.push(m)
-  return { lines, debug() {}, info: push, warn: push, error: push }
+  return { lines, infos, debug() {}, info: (m) => void (push(m), infos.push(m)), warn: push, error: push }
 }
 
 const write = (target: string): Claim => ({ kind: 'scoped', touches: [{ target, label: target, isKey: false, access: 'write' }] })
@@ -205,6 +206,8 @@ describe.skipIf(!hasRedis)('Redis store against a redis-server of its own (reaso
       probe.disconnect()
     }
     expect(log.lines.some((line) => /reachable again/.test(line))).toBe(true)
+    // The outage was told above info; its end is told as loudly (issue 31: it was only at info).
+    expect(log.infos.filter((line) => /reachable again/.test(line))).toEqual([])
   })
 
   test('Redis down at start-up: open() reports it and resolves, calls fail until Redis comes, then the host joins', async () => {

@@ -2,6 +2,7 @@ import { describeThrown, isErrorCode, isToolhostError } from '../../contract/err
 import type { AnyTool, ToolContext, ToolError } from '../../contract/types.js'
 import { createDeferred } from '../../contract/deferred.js'
 import { CALL_ERRORS } from '../../contract/call-errors.js'
+import { thrownAt } from './thrown-at.js'
 
 const MAX_TIMER_MS = 2 ** 31 - 1
 
@@ -25,6 +26,13 @@ export interface ExecuteOptions {
   graceMs: number
   /** Called once if the handler ignores its abort for `graceMs` and is abandoned (with the call's id). */
   onAbandon?: (why: string, callId: string) => void
+  /** Where each tool was registered from (the registry), read only when a handler throws: its message names the plugin file and line. */
+  sources?: ToolSources
+}
+
+/** The tools' plugin files, by tool name (`ToolRegistry` is one). */
+export interface ToolSources {
+  entry(name: string): { readonly source: string | undefined } | undefined
 }
 
 /**
@@ -46,14 +54,14 @@ export function executeCall(tool: AnyTool, args: Record<string, unknown>, contex
   try {
     value = tool.handler(args, context)
   } catch (error) {
-    return doneExecution(failedOutcome(tool.name, error))
+    return doneExecution(failedOutcome(tool.name, error, context, options))
   }
   // A handler that returned without a promise has finished: nothing can time out or be interrupted.
   let thenable: boolean
   try {
     thenable = isThenable(value)
   } catch (error) {
-    return doneExecution(failedOutcome(tool.name, error)) // a returned Proxy whose `then` throws
+    return doneExecution(failedOutcome(tool.name, error, context, options)) // a returned Proxy whose `then` throws
   }
   if (!thenable) return doneExecution({ ok: true, value })
   const answer = createDeferred<Outcome>()
@@ -83,7 +91,7 @@ export function executeCall(tool: AnyTool, args: Record<string, unknown>, contex
 
   Promise.resolve(value).then(
     (value: unknown) => answer.resolve({ ok: true, value }),
-    (error: unknown) => answer.resolve(interrupted ? interruptedOutcome(tool.name) : failedOutcome(tool.name, error)),
+    (error: unknown) => answer.resolve(interrupted ? interruptedOutcome(tool.name) : failedOutcome(tool.name, error, context, options)),
   ).finally(() => {
     clearTimeout(timer)
     clearTimeout(abandonTimer)
@@ -110,7 +118,7 @@ function interruptedOutcome(name: string): Outcome {
   return { ok: false, error: CALL_ERRORS.interruptedRunning(name) }
 }
 
-function failedOutcome(name: string, error: unknown): Outcome {
+function failedOutcome(name: string, error: unknown, context: ToolContext, options: ExecuteOptions): Outcome {
   // A tool may throw a coded ToolhostError (E_PATH_OUTSIDE_ROOT, E_NOT_FOUND, …); keep its code.
   // Read in a guard: this runs in a promise reaction, where a throwing getter would leave the call unanswered.
   try {
@@ -118,7 +126,13 @@ function failedOutcome(name: string, error: unknown): Outcome {
   } catch {
     // not readable as a ToolhostError: described below like any thrown value
   }
-  return { ok: false, error: { code: 'E_TOOL_FAILED', message: `${name} failed: ${describeThrown(error)}` } }
+  let at: string | undefined
+  try {
+    at = thrownAt(error, options.sources?.entry(name)?.source, context.workspace.root)
+  } catch {
+    at = undefined // a place that cannot be read costs the call nothing but the place
+  }
+  return { ok: false, error: { code: 'E_TOOL_FAILED', message: `${name} failed: ${describeThrown(error)}${at === undefined ? '' : ` (thrown at ${at})`}` } }
 }
 
 const SETTLED = Promise.resolve({ abandoned: false })
