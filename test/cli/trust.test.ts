@@ -151,6 +151,22 @@ describe('toolhost trust', () => {
     expect([ran('hook-ran')]).toEqual([false])
   })
 
+  test('new-plugin in a trusted folder takes the trust along (the person asked for it there); in an untrusted one it trusts nothing', async () => {
+    await toolhost(['trust'])
+    const added = await toolhost(['new-plugin', 'weather'])
+    expect(added.code, added.stderr).toBe(0)
+    expect(added.stdout).toContain(`trusted ${repo} again, with plugins/weather.mjs`)
+    const list = await toolhost(['list'])
+    expect(list.stdout).toMatch(/^weather\b/m)
+    expect(list.stdout).toMatch(/^evil\b/m)
+    expect(list.stderr).not.toContain('not trusted')
+    // Untrusted: what the folder held stays withheld, and so does the new file.
+    await toolhost(['trust', '--revoke'])
+    const again = await toolhost(['new-plugin', 'forecast'])
+    expect(again.stdout).not.toContain('trusted')
+    expect((await toolhost(['list'])).stderr).toContain('not trusted')
+  })
+
   test('--revoke forgets the folder', async () => {
     await toolhost(['trust'])
     const revoke = await toolhost(['trust', '--revoke'])

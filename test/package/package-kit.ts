@@ -35,11 +35,18 @@ export interface PackageKit {
 }
 
 /**
+ * The person's trust file for every command a package test runs (\`toolhost trust\`, \`init\`), in a
+ * temp folder of this run: never the real user's ~/.config (TOOLHOST_ variables of the test process
+ * are not passed on).
+ */
+const TOOLHOST_TRUST_FILE = path.join(mkdtempSync(path.join(os.tmpdir(), 'toolhost-package-trust-')), 'trust.json')
+
+/**
  * The environment for npm and node children: the outer `npm test`'s npm_* settings (its prefix, the
  * lifecycle event) and vitest's own variables must not leak into a nested npm or vitest.
  */
 export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {}
+  const env: NodeJS.ProcessEnv = { TOOLHOST_TRUST_FILE }
   for (const [name, value] of Object.entries(process.env)) {
     if (/^(VITEST|TOOLHOST_|NODE_OPTIONS$|npm_)/i.test(name) && !/^npm_config_(cache|registry|userconfig)$/i.test(name)) continue
     env[name] = value
