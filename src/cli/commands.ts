@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { parseBatch } from '../adapters/parse-batch.js'
-import type { Wait } from '../dispatch/schedule/scheduler.js'
 import { ToolhostError } from '../contract/errors.js'
 import { internalsOf, type Host } from '../host/host.js'
 import { underRoot } from '../workspace/paths.js'
@@ -8,7 +7,8 @@ import type { ToolResult } from '../contract/types.js'
 import type { CliArgs } from './args.js'
 import { showProgress } from './progress-display.js'
 import { stopOnSignals } from './stop-on-signals.js'
-import { renderTimeline, type PoolWait } from './timeline.js'
+import { renderTimeline } from './timeline.js'
+import { RunTrace } from './run-trace.js'
 import { describeRateLimit } from '../dispatch/schedule/rate-limits.js'
 import type { PlannedCall } from '../host/host-types.js'
 import { configNameLines, envHint } from './doctor-names.js'
@@ -214,13 +214,8 @@ export async function runCommand(host: Host, args: CliArgs, io: Output): Promise
  */
 export async function runAndPrint(host: Host, calls: ReturnType<typeof parseBatch>, args: CliArgs, io: Output): Promise<{ results: ToolResult[]; exitCode: (code: number) => number }> {
   const mode = (args.mode as Host['mode'] | undefined) ?? host.mode
-  const waits = new Map<string, Wait[]>()
-  const pool = new Map<string, PoolWait>()
-  const stop = host.onEvent((e) => {
-    if (e.type === 'waiting') waits.set(e.id, e.on)
-    else if (e.type === 'waiting-worker') pool.set(e.id, { worker: e.behind })
-    else if (e.type === 'waiting-rate') pool.set(e.id, { rate: { group: e.group, limit: e.limit } })
-  })
+  const trace = new RunTrace()
+  const stop = host.onEvent((e) => trace.observe(e))
   const signals = stopOnSignals(io)
   const stopProgress = showProgress(host, process.stderr)
   let results: ToolResult[]
@@ -232,15 +227,16 @@ export async function runAndPrint(host: Host, calls: ReturnType<typeof parseBatc
     stop()
   }
   if (args.json) {
-    // With --trace, a call that waited for a worker or a rate slot says so beside waitedFor.
-    const shown = args.trace ? results.map((r) => withPoolWait(r, pool.get(r.id))) : results
+    // With --trace, when each call was queued, and the waits waitedFor leaves out: for another
+    // host's calls (through the coordination store), for a worker, for a rate slot.
+    const shown = args.trace ? results.map((r) => trace.traced(r)) : results
     io.out(JSON.stringify({ mode, results: shown }, null, 2))
   } else {
     for (const r of results) {
       const head = r.ok ? `ok    ${r.id} ${r.name}` : `error ${r.id} ${r.name} ${r.error?.code}`
       io.out(`${head}\n${indent(r.content)}`)
     }
-    if (args.trace) io.out(`\n${mode} mode timeline:\n${renderTimeline(results, waits, undefined, pool)}`)
+    if (args.trace) io.out(`\n${mode} mode timeline:\n${renderTimeline(results, trace.waits, undefined, trace.pool, trace.queuedAt)}`)
   }
   return { results, exitCode: signals.exitCode }
 }
@@ -288,11 +284,6 @@ function planLines(c: PlannedCall, workers: number): string[] {
 
 function formatMs(ms: number): string {
   return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`
-}
-
-function withPoolWait(result: ToolResult, wait: PoolWait | undefined): ToolResult & { waitedForWorker?: string[]; waitedForRate?: string } {
-  if (wait === undefined) return result
-  return { ...result, ...(wait.worker ? { waitedForWorker: wait.worker } : {}), ...(wait.rate ? { waitedForRate: wait.rate.group } : {}) }
 }
 
 function indent(text: string): string {
