@@ -9,6 +9,7 @@ import { showProgress } from './progress-display.js'
 import { stopOnSignals } from './stop-on-signals.js'
 import { renderTimeline } from './timeline.js'
 import { RunTrace } from './run-trace.js'
+import { listPromptsAndResources, promptAndResourceLines } from './prompt-commands.js'
 import { describeRateLimit } from '../dispatch/schedule/rate-limits.js'
 import type { PlannedCall } from '../host/host-types.js'
 import { configNameLines, envHint } from './doctor-names.js'
@@ -27,11 +28,13 @@ export async function listCommand(host: Host, args: CliArgs, io: Output): Promis
     const a = availability.get(t.name)
     return { name: t.name, toolset: t.toolset, description: t.description, available: a?.available ?? false, ...(a?.reason ? { reason: a.reason } : {}) }
   })
+  const listed = await listPromptsAndResources(host)
   // A plugin that failed to load is already reported on stderr, once, by createHost's logger.
-  if (tools.length === 0) io.err(whyNoTools(host))
+  if (tools.length === 0 && listed.prompts.length === 0 && listed.resources.length === 0) io.err(whyNoTools(host))
   const duplicates = duplicateToolsOf(host.pluginReport)
   if (args.json) {
-    io.out(JSON.stringify({ tools, ...(duplicates.length > 0 ? { duplicates } : {}) }, null, 2))
+    const extra = { ...(listed.prompts.length > 0 ? { prompts: listed.prompts } : {}), ...(listed.resources.length > 0 ? { resources: listed.resources } : {}) }
+    io.out(JSON.stringify({ tools, ...extra, ...(duplicates.length > 0 ? { duplicates } : {}) }, null, 2))
     return 0
   }
   const nameWidth = Math.max(4, ...tools.map((t) => t.name.length))
@@ -41,6 +44,7 @@ export async function listCommand(host: Host, args: CliArgs, io: Output): Promis
     io.out(`${t.name.padEnd(nameWidth)}  ${t.toolset.padEnd(setWidth)}  ${t.available ? 'available' : `hidden: ${t.reason}`}`)
   }
   io.out(`\n${tools.filter((t) => t.available).length} of ${counted(tools.length, 'tool')} available`)
+  for (const line of promptAndResourceLines(listed)) io.out(line)
   if (duplicates.length > 0) io.out(`\nduplicate tool names (the file loaded first keeps the name):\n${duplicates.map((d) => `  ${describeDuplicate(d)}`).join('\n')}`)
   return 0
 }
@@ -83,10 +87,20 @@ export async function doctorCommand(host: Host, _args: CliArgs, io: Output): Pro
   for (const line of trustLines(host)) io.out(line)
   io.out(`plugins:       ${host.pluginReport.loaded.length} loaded, ${host.pluginReport.failed.length} failed`)
   const pluginHooks = host.registry.hooks.list()
+  const catalogue = host.registry.promptsAndResources
   for (const file of host.pluginReport.loaded) {
-    const tools = (host.pluginReport.toolsByFile.get(file) ?? []).join(', ') || 'no tools'
+    // What the file registered: tools, then prompts, resources and hooks; "no tools" only when it registered nothing.
+    const tools = (host.pluginReport.toolsByFile.get(file) ?? []).join(', ')
+    const prompts = catalogue.prompts().filter((e) => e.source === file).map((e) => e.prompt.name)
+    const resources = catalogue.resources().filter((e) => e.source === file).map((e) => e.key)
     const hooks = pluginHooks.filter((e) => e.source === file).map((e) => `${e.hook.event} hook "${e.hook.name}"`)
-    io.out(`  ok      ${file} (${[tools, ...hooks].join('; ')})`)
+    const parts = [
+      ...(tools ? [tools] : []),
+      ...(prompts.length > 0 ? [`${prompts.length === 1 ? 'prompt' : 'prompts'} ${prompts.join(', ')}`] : []),
+      ...(resources.length > 0 ? [`${resources.length === 1 ? 'resource' : 'resources'} ${resources.join(', ')}`] : []),
+      ...hooks,
+    ]
+    io.out(`  ok      ${file} (${parts.length > 0 ? parts.join('; ') : 'no tools'})`)
   }
   for (const f of host.pluginReport.failed) io.out(`  FAILED  ${f.file}: ${f.message}`)
   for (const dir of host.pluginReport.missingDirs ?? []) io.out(`  missing folder ${dir}`)
