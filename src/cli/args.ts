@@ -10,23 +10,33 @@ const TRACED_COMMANDS: readonly string[] = ['run', 'call', 'serve', 'demo']
 export const COMMANDS: Readonly<Record<string, { synopsis: string; summary: string; more: string }>> = {
   list: {
     synopsis: 'toolhost list [--json]',
-    summary: 'tools, availability and why a tool is hidden',
-    more: '--json prints {"tools": [{name, toolset, description, available, reason?}]}, and "duplicates": [{name, kept, lost, why}] when two files registered one name. A plugin that failed to load is reported on stderr.',
+    summary: 'tools, prompts, resources, availability and why one is hidden',
+    more: '--json prints {"tools": [{name, toolset, description, available, reason?}]}, "prompts": [{name, description, arguments, available, reason?}] and "resources": [{uri or uriTemplate, name, description, mimeType, available, reason?}] when plugins registered some, and "duplicates": [{name, kept, lost, why}] when two files registered one name. A plugin that failed to load is reported on stderr.',
   },
   doctor: {
     synopsis: 'toolhost doctor',
     summary: 'config, env, plugins that failed to load, and why',
-    more: 'One fact a line: the config file, the workspace root, the .env file and the variables it set (names only), the permission mode, the coordination store and whether it answers, each plugin file and its tools, the hidden tools and why (with a set variable close to a missing one), each tool name in config that matches no registered tool, with a did-you-mean, and each tool name two files registered (which kept it, which lost, why). Exits 1 when a plugin failed to load, a tool name is registered twice or an MCP server is down.',
+    more: 'One fact a line: the config file, the workspace root, the .env file and the variables it set (names only), the permission mode, the coordination store and whether it answers, each plugin file and what it registered (tools, prompts, resources, hooks), the hidden tools and why (with a set variable close to a missing one), each tool name in config that matches no registered tool, with a did-you-mean, and each tool name two files registered (which kept it, which lost, why). Exits 1 when a plugin failed to load, a tool name is registered twice or an MCP server is down.',
   },
   call: {
     synopsis: "toolhost call NAME [JSON] [--json]",
     summary: 'one call',
     more: `JSON is the raw argument text, as a model would send it (omitted means {}); quote it: toolhost call echo '{"text":"hi"}'. Prints the result's content, or "error CODE: MESSAGE" on stderr and exits 1; --json prints the whole result.`,
   },
+  prompt: {
+    synopsis: 'toolhost prompt NAME [--arg K=V]… [--json]',
+    summary: "a plugin's prompt rendered: its messages",
+    more: 'Renders the prompt as an MCP client would get it (prompts/get): each message as ROLE: TEXT. --arg KEY=VALUE gives an argument (repeatable), checked against the prompt\'s schema; --json prints {description?, messages}. An unknown or hidden prompt, a bad argument or a handler that throws prints "error CODE: MESSAGE" on stderr and exits 1.',
+  },
+  resource: {
+    synopsis: 'toolhost resource URI [--json]',
+    summary: "a plugin's resource read: its text",
+    more: 'Reads the resource at URI as an MCP client would (resources/read): a fixed URI, or one a resource template matches. Prints its text (a binary part is named with its type and size); --json prints {contents} with binary parts in base64. An unknown or hidden resource, or a read that throws, prints "error CODE: MESSAGE" on stderr and exits 1.',
+  },
   run: {
     synopsis: 'toolhost run FILE|- [--mode M] [--json] [--trace] [--trace-file F]',
     summary: 'a batch (OpenAI tool_calls or Anthropic tool_use blocks)',
-    more: 'FILE (or - for standard input) holds the calls in any model format. Results come back in call order; --json prints {"mode", "results"}; --trace adds a timeline of what ran when and what waited for what (with --json: startedAt, endedAt, waitedFor); --trace-file F writes the calls as a Chrome trace; --mode graph|partition|batch|serial picks the scheduling. Exits 1 when a call failed.',
+    more: 'FILE (or - for standard input) holds the calls in any model format. Results come back in call order; --json prints {"mode", "results"}; --trace adds a timeline of what ran when and what waited for what (with --json: queuedAt, startedAt, endedAt, waitedFor, and waitedForHost, waitedForWorker, waitedForRate when a call waited for a call of another host or for the pool); --trace-file F writes the calls as a Chrome trace; --mode graph|partition|batch|serial picks the scheduling. Exits 1 when a call failed.',
   },
   explain: {
     synopsis: 'toolhost explain FILE|- [--mode M] [--json]',
@@ -100,6 +110,8 @@ export interface CliArgs {
   config: string | undefined
   root: string | undefined
   plugins: string[]
+  /** `--arg KEY=VALUE` of `toolhost prompt`, as given. */
+  args: string[]
   json: boolean
   trace: boolean
   traceFile: string | undefined
@@ -125,6 +137,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
         config: { type: 'string' },
         root: { type: 'string' },
         plugins: { type: 'string', multiple: true },
+        arg: { type: 'string', multiple: true },
         json: { type: 'boolean' },
         trace: { type: 'boolean' },
         'trace-file': { type: 'string' },
@@ -149,6 +162,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   if (values['trace-file'] !== undefined && command !== undefined && !TRACED_COMMANDS.includes(command)) {
     throw new ToolhostError('E_USAGE', `--trace-file records the calls that run; use it with ${TRACED_COMMANDS.join(', ')} (not ${command})`)
   }
+  if (values.arg !== undefined && command !== undefined && command !== 'prompt') throw new ToolhostError('E_USAGE', `--arg gives a prompt's argument (toolhost prompt NAME --arg KEY=VALUE), not ${command}'s`)
   if (values.revoke === true && command !== undefined && command !== 'trust') throw new ToolhostError('E_USAGE', `--revoke goes with trust (toolhost trust --revoke), not ${command}`)
   const mode = values.mode
   if (mode !== undefined && !(DISPATCH_MODES as readonly string[]).includes(mode)) {
@@ -164,6 +178,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     config: values.config,
     root: values.root,
     plugins: values.plugins ?? [],
+    args: values.arg ?? [],
     json: values.json ?? false,
     trace: values.trace ?? false,
     traceFile: values['trace-file'],
@@ -180,7 +195,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
 
 /** What each option that takes a value wants, as the usage text names it. */
 const OPTION_VALUES: Record<string, string> = {
-  config: 'FILE', root: 'DIR', plugins: 'DIR', 'trace-file': 'FILE', mode: 'graph|partition|batch|serial',
+  config: 'FILE', root: 'DIR', plugins: 'DIR', arg: 'KEY=VALUE', 'trace-file': 'FILE', mode: 'graph|partition|batch|serial',
   'permission-mode': 'ask|accept-edits|auto|plan|bypass', http: 'PORT (0 picks a free one)',
 }
 
@@ -201,7 +216,7 @@ function usageError(error: Error & { code?: string }, argv: readonly string[]): 
 // How many words each command takes after its name; `call` words its own error (quote the JSON).
 const ARGUMENTS: Readonly<Record<string, { max: number; names: string }>> = {
   list: { max: 0, names: '' }, doctor: { max: 0, names: '' }, serve: { max: 0, names: '' }, trust: { max: 0, names: '' }, demo: { max: 0, names: '' }, init: { max: 0, names: '' },
-  run: { max: 1, names: 'FILE|-' }, explain: { max: 1, names: 'FILE|-' }, 'new-plugin': { max: 1, names: 'NAME' }, help: { max: 1, names: 'COMMAND' },
+  prompt: { max: 1, names: 'NAME' }, resource: { max: 1, names: 'URI' }, run: { max: 1, names: 'FILE|-' }, explain: { max: 1, names: 'FILE|-' }, 'new-plugin': { max: 1, names: 'NAME' }, help: { max: 1, names: 'COMMAND' },
 }
 
 // An extra word was silently ignored (`new-plugin a b` wrote plugins/a.ts); say so instead.

@@ -44,7 +44,10 @@ export async function main(argv: readonly string[], io: Output = consoleOutput):
     if (args.command === 'init') return await (await import('./init.js')).initCommand(args, io)
     if (args.command === 'trust') return await (await import('./trust.js')).trustCommand(args, io)
     const commands = await import('./commands.js')
+    const prompts = await import('./prompt-commands.js')
     const byName: Record<string, Command> = {
+      prompt: prompts.promptCommand,
+      resource: prompts.resourceCommand,
       list: commands.listCommand,
       doctor: commands.doctorCommand,
       call: commands.callCommand,

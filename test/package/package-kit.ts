@@ -21,8 +21,10 @@ export interface PackedFile {
 
 export interface PackageKit {
   work: string
-  /** The fresh copy of the repository, after `npm install` (which builds it). */
+  /** The fresh copy of the repository, after `npm install` (which builds it) and `npm pack`. */
   clone: string
+  /** dist/ was there right after `npm install`, before `npm pack` (whose prepack builds too). */
+  builtByInstall: boolean
   tarball: string
   files: PackedFile[]
   /** Bytes of the .tgz. */
@@ -91,8 +93,11 @@ export async function preparePackage(): Promise<PackageKit> {
     cpSync(path.join(REPO, file), path.join(clone, file))
   }
   await mustRun('npm', ['install', '--prefer-offline'], clone)
-  const packed = await mustRun('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], clone)
-  const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; size: number; files: PackedFile[] }>
+  const builtByInstall = existsSync(path.join(clone, 'dist/src/index.js'))
+  // With its scripts, as `npm publish` packs: prepack builds and strips the repository's scripts
+  // from the packed package.json, postpack restores it. Their output comes first on stdout.
+  const packed = await mustRun('npm', ['pack', '--json', '--pack-destination', work], clone)
+  const [info] = JSON.parse(packed.stdout.slice(packed.stdout.search(/^\[/m))) as Array<{ filename: string; size: number; files: PackedFile[] }>
   const tarball = path.join(work, info!.filename)
   const consumer = path.join(work, 'consumer')
   mkdirSync(consumer)
@@ -104,6 +109,7 @@ export async function preparePackage(): Promise<PackageKit> {
   return {
     work,
     clone,
+    builtByInstall,
     tarball,
     files: info!.files,
     size: info!.size,

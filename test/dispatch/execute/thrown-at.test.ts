@@ -23,6 +23,7 @@ describe('thrownAt', () => {
     ['the first frame inside the plugin file, relative to the root', [`    at fail (${PLUGIN}:6:9)`, `    at handler (${PLUGIN}:18:20)`], PLUGIN, 'test/fixtures/plugins/throwing/throwing.ts:6'],
     ['node internals before it are skipped', ['    at JSON.parse (<anonymous>)', '    at readFile (node:fs:441:20)', '    at Module._compile (node:internal/modules/cjs/loader:1554:14)', `    at parseBroken (${PLUGIN}:10:15)`], PLUGIN, 'test/fixtures/plugins/throwing/throwing.ts:10'],
     ['a file:// frame (an ES module) is read as its path', ['    at file://' + PLUGIN + ':6:9'], PLUGIN, 'test/fixtures/plugins/throwing/throwing.ts:6'],
+    ['a reloaded ES module (its URL carries a query): read as its path', ['    at file://' + PLUGIN + '?v=3:6:9'], PLUGIN, 'test/fixtures/plugins/throwing/throwing.ts:6'],
     ['a dependency\'s frame before the plugin\'s is skipped', [`    at x (${REPO}/node_modules/dep/index.js:1:1)`, `    at handler (${PLUGIN}:18:20)`], PLUGIN, 'test/fixtures/plugins/throwing/throwing.ts:18'],
     ['no frame in the plugin file: no place', [`    at x (${REPO}/node_modules/dep/index.js:1:1)`, '    at node:internal/process/task_queues:95:5'], PLUGIN, undefined],
     ['a tool registered from code (no plugin file): no place, its embedding has the stack', [`    at handler (${REPO}/app/tools.ts:3:11)`], undefined, undefined],
