@@ -306,6 +306,7 @@ describe('README.md: every shell command and code block runs', () => {
         expect(tested.code, tested.stdout + tested.stderr).toBe(0)
       },
       'npx toolhost new-plugin weather': () => expect(existsSync(path.join(dir, 'plugins/weather.mjs'))).toBe(true),
+      'npx toolhost trust': (out) => expect(out.stdout).toMatch(/^trusted \S+: 3 plugin files \(plugins\/greet\.ts, plugins\/hello\.mjs, plugins\/weather\.mjs\)/m),
       'npx toolhost call greet \'{"name":"Ada"}\'': (out) => expect(out.stdout).toBe('hello Ada\n'),
     }
     let ran = 0
