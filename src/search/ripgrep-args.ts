@@ -54,7 +54,6 @@ export function ripgrepArgs(input: RipgrepArgsInput): string[] {
     '--null',
     '--color=never',
     '--path-separator=/',
-    `--max-filesize=${MAX_FILE_BYTES}`,
     ...[...SKIPPED_FOLDERS].map((name) => `--glob=!${name}/`),
     '--glob=!.toolhost-*.tmp',
     ...denyGlobs(input.deny).map((pattern) => `--glob=!${pattern}`),
@@ -65,7 +64,9 @@ export function ripgrepArgs(input: RipgrepArgsInput): string[] {
   if (input.target === 'files') {
     args.push('--files')
   } else {
-    args.push('--stats', '--line-number', '--with-filename', '--no-heading', '--encoding=none', '--crlf', `--max-columns=${MAX_COLUMNS}`, '--max-columns-preview')
+    // Only content skips big files (a file's name is listed whatever its size): in files mode the
+    // size would also cost ripgrep a stat per file.
+    args.push(`--max-filesize=${MAX_FILE_BYTES}`, '--stats', '--line-number', '--with-filename', '--no-heading', '--encoding=none', '--crlf', `--max-columns=${MAX_COLUMNS}`, '--max-columns-preview')
     if (input.ignoreCase) args.push('--ignore-case')
     else args.push('--case-sensitive')
     args.push(`--regexp=${toRustRegex(input.pattern)}`)
