@@ -16,6 +16,7 @@ import { runSearch } from './bench/search.js'
 import { runStartup } from './bench/startup.js'
 import { runStress } from './bench/stress.js'
 import { runStoreCost } from './bench/store-cost.js'
+import { runStreaming } from './bench/streaming.js'
 import { fmt, renderTable, type Table } from './bench/table.js'
 
 type Benchmark = (options: BenchOptions) => Promise<{ tables: Table[]; targets: string[] }>
@@ -30,6 +31,7 @@ const BENCHMARKS: Record<BenchmarkName, Benchmark> = {
   store: runStoreCost,
   instances: runInstances,
   project: runProjectStartup,
+  streaming: runStreaming,
   search: runSearch,
 }
 

@@ -27,9 +27,13 @@ export type {
   Availability,
   AvailabilityContext,
   BehaviourContext,
+  CallInfo,
+  CallReport,
   CallToolResultValue,
   CheckOutcome,
   ContentBlock,
+  ControlPlane,
+  HandlerResult,
   JsonSchema,
   Logger,
   LogLevel,
@@ -38,13 +42,16 @@ export type {
   PermissionResult,
   ScopeEntry,
   SessionState,
+  SettingsContext,
   Tool,
   ToolCall,
   ToolContext,
   ToolError,
   ToolHandler,
   ToolResult,
+  ToolServices,
   ToolSpec,
+  WorkspaceContext,
 } from './contract/types.js'
 
 // Offering prompts and resources (MCP), registered like tools.
@@ -83,7 +90,36 @@ export type { ResourceListing } from './registry/list-resources.js'
 export { createHost } from './host/create-host.js'
 export type { Host } from './host/host.js'
 export type { Authoriser, AuthoriseDecision, AuthoriseItem, CallEvent, DefinitionsQuery, HostEvent, HostOptions, HostServices, PlannedCall, RunOptions } from './host/host.js'
-export type { SchedulerEvent } from './dispatch/schedule/scheduler-types.js'
+export type { SchedulerEvent, Wait } from './dispatch/schedule/scheduler-types.js'
+// What the types above refer to: each is a type only (the values behind them are internal or in a subpath entry).
+export type { AuthoriseContext, DecidingFor } from './permissions/authoriser.js'
+export type { ConfigSource } from './host/setup.js'
+export type { ConfigWatcher } from './loader/watch-config.js'
+export type { CoordinationStore } from './store/coordination-store.js'
+export type { ExplainedCall } from './dispatch/schedule/explain-plan.js'
+export type { Footprint, FootprintOrigin } from './dispatch/admit/footprint.js'
+export type { HookConfig, McpServerConfig, ProcessContainment, RateLimitConfig, TerminalSandbox } from './config/generated-types.js'
+export type { KnownSchemas } from './registry/known-schemas.js'
+export type { McpClientConnection } from './mcp-client/client-host.js'
+export type { PluginLoadOptions, PluginLoadReport } from './loader/load-plugins.js'
+export type { ProcessRegistry } from './processes/process-registry.js'
+export type { RateLimit } from './dispatch/schedule/rate-limits.js'
+export type { ClaimTouch } from './store/claims.js'
+export type { OffersContext } from './contract/host-context.js'
+export type { LineRange, NumberedLine, ProcessStatus } from './contract/process-service.js'
+export type { LaunchDecision } from './processes/process-registry.js'
+export type { SandboxPlan } from './processes/sandbox.js'
+export type { Claim } from './store/claims.js'
+export type { ForeignWait } from './store/coordination-store.js'
+export type { HostContext } from './contract/host-context.js'
+export type { LogPage, ProcessInfo, ProcessService, SpawnOptions, WaitOutcome } from './contract/process-service.js'
+export type { Touch } from './dispatch/admit/footprint.js'
+export type { PlannedWait } from './dispatch/schedule/explain-plan.js'
+export type { PluginLoadError } from './loader/load-plugins.js'
+export type { ProcessCompletion } from './processes/completions.js'
+export type { ProcessEvent, ProcessRegistryOptions } from './processes/process-registry.js'
+export type { ToolEntries } from './registry/registry.js'
+export type { AcquireOptions, HeldClaim, Lease, LeaseRequest, RateOptions, RateTicket, SharedEstimate, SharedRateRule } from './store/coordination-store.js'
 export type { Audience } from './contract/messages.js'
 export type { ToolhostConfig, DispatchMode, PermissionMode } from './config/types.js'
 export { approveEverything, withStandby } from './permissions/approvals.js'
@@ -98,12 +134,14 @@ export { createLogger, silentLogger } from './contract/logger.js'
 export { guardStrayErrors } from './host/stray-errors.js'
 export { watchPlugins } from './loader/watch-plugins.js'
 export type { PluginWatcher, ReloadEvent, WatchOptions } from './loader/watch-plugins.js'
+export type { WorkspaceCode } from './loader/workspace-code.js'
 
 // The shapes of host.definitions(format) and host.toMessages(results, format) for each model API.
 export type { ModelFormat } from './adapters/format.js'
 export type { DefinitionsOf, MessagesOf } from './adapters/render.js'
-export type { ChatToolMessage, OpenAIDefinitionOptions } from './adapters/openai-chat.js'
-export type { FunctionCallOutputItem, NonStrictParametersSchema, ResponsesOutputPart, ResponsesToolDefinition, StrictParametersSchema } from './adapters/openai-responses.js'
+export type { ChatToolDefinition, ChatToolMessage, OpenAIDefinitionOptions } from './adapters/openai-chat.js'
+export type { NonStrictParametersSchema, StrictParametersSchema } from './adapters/openai-parameters.js'
+export type { FunctionCallOutputItem, ResponsesOutputPart, ResponsesToolDefinition } from './adapters/openai-responses.js'
 export type { AnthropicImageType, AnthropicResultPart, AnthropicToolDefinition, AnthropicToolResultBlock, AnthropicToolResultMessage } from './adapters/anthropic.js'
 export type { McpCallToolResult, McpToolAnnotations, McpToolDefinition } from './adapters/mcp-definitions.js'
 

@@ -6,19 +6,21 @@ import fc, { type Parameters, type RunDetails } from 'fast-check'
 import { expect } from 'vitest'
 
 /**
- * The runs and replay of a property: `numRuns` unless FC_NUM_RUNS asks for more (scripts/properties.mjs
- * sets it); FC_SEED (with FC_PATH) replays one failure. On failure the error says how to replay it,
+ * The runs and replay of a property: `numRuns` unless FC_NUM_RUNS asks for more, or FC_RUNS_FACTOR
+ * for that many times its own (scripts/properties.mjs sets them); FC_SEED (with FC_PATH) replays one failure. On failure the error says how to replay it,
  * then fast-check's own report (seed, path, counterexample).
  *
  * @example
  * await fc.assert(fc.asyncProperty(fc.scheduler(), (s) => check(s)), propertyRuns(150))
  */
 export function propertyRuns<T>(numRuns: number, env: NodeJS.ProcessEnv = process.env): Parameters<T> {
-  const more = Number(env.FC_NUM_RUNS)
+  // FC_RUNS_FACTOR: each property's own runs times this (`npm run properties -- --times 100`).
+  const factor = Number(env.FC_RUNS_FACTOR)
+  const more = Math.max(Number(env.FC_NUM_RUNS) || 0, Number.isInteger(factor) && factor > 1 ? numRuns * factor : 0)
   const seed = env.FC_SEED === undefined || env.FC_SEED === '' ? undefined : Number(env.FC_SEED)
   const replay = seed !== undefined && Number.isInteger(seed)
   return {
-    numRuns: Number.isInteger(more) && more > numRuns ? more : numRuns,
+    numRuns: more > numRuns ? more : numRuns,
     ...(replay ? { seed } : {}),
     ...(replay && env.FC_PATH ? { path: env.FC_PATH, endOnFailure: true } : {}),
     reporter: (details) => {

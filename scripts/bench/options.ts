@@ -1,6 +1,6 @@
 /** Command-line flags of `npm run bench` (scripts only). */
 
-export const BENCHMARK_NAMES = ['scheduling', 'cost', 'startup', 'memory', 'stress', 'mcp', 'store', 'instances', 'project', 'search'] as const
+export const BENCHMARK_NAMES = ['scheduling', 'cost', 'startup', 'memory', 'stress', 'mcp', 'store', 'instances', 'project', 'streaming', 'search'] as const
 export type BenchmarkName = (typeof BENCHMARK_NAMES)[number]
 
 export interface BenchOptions {
@@ -24,6 +24,9 @@ export interface BenchOptions {
   memoryCalls: number
   /** Stress: calls. */
   stressCalls: number
+  /** Streaming: calls in the reply, and the seconds the server takes to write them. */
+  streamCalls: number
+  streamSeconds: number
   /** Project start-up: more Node binaries to measure, besides the one running the benchmark. */
   nodes: string[]
   /** Search: files of the generated tree. */
@@ -44,6 +47,8 @@ export const USAGE = `usage: npm run bench [-- FLAGS]
   --spawns=N           start-up: spawns per command, the best is reported; project: rounds (default 7, quick 1)
   --memory-calls=N     memory: calls with 1 MB results (default 10000, quick 500)
   --stress-calls=N     stress: calls (default 100000, quick 10000)
+  --stream-calls=N     streaming: calls in the streamed reply (default 10, quick 4)
+  --stream-seconds=T   streaming: seconds the server takes to write them (default 2, quick 0.4)
   --nodes=PATH,PATH    project: more Node binaries, a table each (default: only the running Node)
   --search-files=N     search: files of the generated tree (default 100000)`
 
@@ -66,6 +71,8 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     spawns: quick ? 1 : 7,
     memoryCalls: quick ? 500 : 10_000,
     stressCalls: quick ? 10_000 : 100_000,
+    streamCalls: quick ? 4 : 10,
+    streamSeconds: quick ? 0.4 : 2,
     nodes: [],
     searchFiles: 100_000,
   }
@@ -80,6 +87,8 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     '--spawns': 'spawns',
     '--memory-calls': 'memoryCalls',
     '--stress-calls': 'stressCalls',
+    '--stream-calls': 'streamCalls',
+    '--stream-seconds': 'streamSeconds',
     '--search-files': 'searchFiles',
   }
   for (const arg of argv) {

@@ -7,6 +7,7 @@ import type { DispatchMode } from '../../src/config/types.js'
 import type { ToolResult } from '../../src/contract/types.js'
 import { createRandom, generateBatch, lowerBound, registerAgentTools, type GeneratedCall, type LowerBound } from './agent-batches.js'
 import { createBenchHost, type BenchHost } from './bench-host.js'
+import { internalsOf } from '../../src/host/host.js'
 import { bottomLevels, conflictGraph, listSchedule, searchBestSchedule } from './offline-schedules.js'
 import type { BenchOptions } from './options.js'
 import { fmt, sum, verdict, type Table } from './table.js'
@@ -30,7 +31,7 @@ function generate(count: number, seed: number, host: BenchHost, maxWorkers: numb
   const random = createRandom(seed)
   return Array.from({ length: count }, (_, b) => {
     const calls = generateBatch(random, b)
-    const footprints = calls.map((c) => host.host.footprintOf(host.registry.get(c.name)!, c.args))
+    const footprints = calls.map((c) => internalsOf(host.host).footprintOf(host.registry.get(c.name)!, c.args))
     return { calls, bound: lowerBound(calls.map((c) => c.args.ms * scale), footprints, maxWorkers), deps: conflictGraph(footprints) }
   })
 }

@@ -4,9 +4,13 @@ import { ToolhostError } from '../contract/errors.js'
  * The model API formats the host speaks. `openai` is short for `openai-chat` (Chat Completions);
  * `mcp` renders definitions for an MCP `tools/list` answer.
  */
-export const MODEL_FORMATS = ['openai-chat', 'openai', 'openai-responses', 'anthropic', 'mcp'] as const
+export type ModelFormat = 'openai-chat' | 'openai' | 'openai-responses' | 'anthropic' | 'mcp'
 
-export type ModelFormat = (typeof MODEL_FORMATS)[number]
+// A record, so a format added to the type and not here (or here and not there) fails to compile.
+const EACH_FORMAT: Record<ModelFormat, true> = { 'openai-chat': true, openai: true, 'openai-responses': true, anthropic: true, mcp: true }
+
+/** Every format, in the order errors list them. */
+export const MODEL_FORMATS = Object.keys(EACH_FORMAT) as readonly ModelFormat[]
 
 /**
  * True when `value` names a format.

@@ -13,7 +13,7 @@ const ANTHROPIC_EVENTS = new Set(['message_start', 'content_block_start', 'conte
  *
  * @example
  * isModelStream(await openai.chat.completions.create({ model, messages, tools, stream: true })) // true
- * isModelStream(completion.choices[0].message) // false
+ * isModelStream(completion.choices[0]!.message) // false
  */
 export function isModelStream(value: unknown): value is AsyncIterable<unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
@@ -35,8 +35,10 @@ export function isModelStream(value: unknown): value is AsyncIterable<unknown> {
  * It never throws for the stream's fault: a stream that ends or breaks inside a call, an SDK
  * iterator that throws, or `signal` firing yields every call not yet closed with `finished: false`,
  * then the end (`stop` says which). On abort, or when the loop reading it stops early, the SDK's
- * iterator is closed (`return()`, and the SDK stream's own abort). It throws `E_USAGE` only for a
- * stream whose first event is no model event.
+ * iterator is closed (`return()`, and the SDK stream's own abort). A reply that reached its own end
+ * is read on to the stream's end (the APIs end it right there), so an SDK's accumulator such as
+ * `messages.stream()`'s `finalMessage()` completes too. It throws `E_USAGE` only for a stream whose
+ * first event is no model event.
  *
  * @example
  * const stream = await openai.chat.completions.create({ model, messages, tools, stream: true })
@@ -53,6 +55,8 @@ export async function* readModelStream(stream: AsyncIterable<unknown>, options: 
   let stop: StreamStop | undefined
   let error: unknown
   let closed = false
+  // The iterator said done: nothing to close (return() is for stopping early; MessageStream's aborts).
+  let ended = false
   const close = (abort: boolean): void => {
     if (closed) return
     closed = true
@@ -73,7 +77,10 @@ export async function* readModelStream(stream: AsyncIterable<unknown>, options: 
         }
         break
       }
-      if (next.done) break
+      if (next.done) {
+        ended = true
+        break
+      }
       const event = next.value
       if (!isObject(event)) continue
       if (!reader) {
@@ -87,8 +94,10 @@ export async function* readModelStream(stream: AsyncIterable<unknown>, options: 
       if (reader.error !== undefined) {
         stop = 'error'
         error = reader.error
-      } else if (reader.done && reader.format !== 'openai-chat') stop = 'complete'
-      // Chat's finish chunk may be followed by a usage chunk: read on to the stream's end.
+      }
+      // After the reply's own end (a finish reason, response.completed, message_stop) read on to the
+      // stream's end: Chat may send a usage chunk, and an SDK's accumulator (messages.stream()'s
+      // finalMessage(), its 'end' listeners) completes only when the stream has ended, not aborted.
       yield* out.splice(0)
       if (signal?.aborted) stop = 'aborted'
     }
@@ -106,8 +115,9 @@ export async function* readModelStream(stream: AsyncIterable<unknown>, options: 
     yield end
   } finally {
     aborted?.dispose()
-    // The loop reading this stopped early (abort the request), or the reply ended (close the iterator).
-    close(stop !== 'complete')
+    // The loop reading this stopped early or the stream stopped short (abort the request); a stream
+    // read to its end is left as it ended.
+    if (!ended || stop !== 'complete') close(stop !== 'complete')
   }
 }
 

@@ -1,5 +1,6 @@
 import type { OpenAIToolDefinition, ToolResult } from '../contract/types.js'
 import { resultText } from './format.js'
+import { withListsStated, type NonStrictParametersSchema, type StrictParametersSchema } from './openai-parameters.js'
 import { toStrictSchema } from './openai-strict.js'
 
 /** A Chat Completions tool message: the answer to one `tool_calls` entry (text only: Chat takes no images). */
@@ -8,6 +9,15 @@ export type ChatToolMessage = {
   tool_call_id: string
   content: string
 }
+
+/**
+ * A Chat Completions function tool as `definitions('openai-chat')` renders it, strict or not.
+ * Assignable to the `openai` SDK's `ChatCompletionTool`; narrowed by `function.strict`, its
+ * `parameters` fit the Agents SDK's `tool({ parameters, strict })` without a cast.
+ */
+export type ChatToolDefinition =
+  | { type: 'function'; function: { name: string; description: string; parameters: StrictParametersSchema; strict: true } }
+  | { type: 'function'; function: { name: string; description: string; parameters: NonStrictParametersSchema; strict: false } }
 
 /** How definitions are rendered for the OpenAI formats. */
 export interface OpenAIDefinitionOptions {
@@ -19,18 +29,20 @@ export interface OpenAIDefinitionOptions {
 }
 
 /**
- * Chat Completions function-tool definitions, each with `strict` (false unless asked for).
+ * Chat Completions function-tool definitions, each with `strict` (false unless asked for), a
+ * non-strict one's `parameters` stating `properties` and `required` (empty when the schema has none).
  * Assignable to the `openai` SDK's `ChatCompletionTool[]`.
  *
  * @example
  * const tools = toChatDefinitions(await host.definitions())
  * await openai.chat.completions.create({ model, messages, tools })
  */
-export function toChatDefinitions(definitions: readonly OpenAIToolDefinition[], options: OpenAIDefinitionOptions = {}): OpenAIToolDefinition[] {
+export function toChatDefinitions(definitions: readonly OpenAIToolDefinition[], options: OpenAIDefinitionOptions = {}): ChatToolDefinition[] {
   return definitions.map((d) => {
     const strict = options.strict === true ? toStrictSchema(d.function.parameters) : undefined
     const { name, description, parameters } = d.function
-    return { type: 'function', function: strict ? { name, description, parameters: strict, strict: true } : { name, description, parameters, strict: false } }
+    if (strict) return { type: 'function', function: { name, description, parameters: strict as StrictParametersSchema, strict: true } }
+    return { type: 'function', function: { name, description, parameters: withListsStated(parameters), strict: false } }
   })
 }
 

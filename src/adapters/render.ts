@@ -2,7 +2,7 @@ import type { AnyTool, OpenAIToolDefinition, ToolResult } from '../contract/type
 import { toAnthropicDefinitions, toAnthropicMessage, type AnthropicToolDefinition, type AnthropicToolResultMessage } from './anthropic.js'
 import { assertModelFormat, type ModelFormat } from './format.js'
 import { toMcpCallResult, toMcpDefinition, type McpCallToolResult, type McpToolDefinition } from './mcp-definitions.js'
-import { toChatDefinitions, toChatMessages, type ChatToolMessage, type OpenAIDefinitionOptions } from './openai-chat.js'
+import { toChatDefinitions, toChatMessages, type ChatToolDefinition, type ChatToolMessage, type OpenAIDefinitionOptions } from './openai-chat.js'
 import { toResponsesDefinitions, toResponsesItems, type FunctionCallOutputItem, type ResponsesToolDefinition } from './openai-responses.js'
 
 /** The definitions list of each format. */
@@ -12,7 +12,7 @@ export type DefinitionsOf<F extends ModelFormat> = F extends 'anthropic'
     ? ResponsesToolDefinition[]
     : F extends 'mcp'
       ? McpToolDefinition[]
-      : OpenAIToolDefinition[]
+      : ChatToolDefinition[]
 
 /** What answers a batch in each format: tool messages, output items, one user message, or MCP results. */
 export type MessagesOf<F extends ModelFormat> = F extends 'anthropic'

@@ -10,23 +10,33 @@ const TRACED_COMMANDS: readonly string[] = ['run', 'call', 'serve', 'demo']
 export const COMMANDS: Readonly<Record<string, { synopsis: string; summary: string; more: string }>> = {
   list: {
     synopsis: 'toolhost list [--json]',
-    summary: 'tools, availability and why a tool is hidden',
-    more: '--json prints {"tools": [{name, toolset, description, available, reason?}]}, and "duplicates": [{name, kept, lost, why}] when two files registered one name. A plugin that failed to load is reported on stderr.',
+    summary: 'tools, prompts, resources, availability and why one is hidden',
+    more: '--json prints {"tools": [{name, toolset, description, available, reason?}]}, "prompts": [{name, description, arguments, available, reason?}] and "resources": [{uri or uriTemplate, name, description, mimeType, available, reason?}] when plugins registered some, and "duplicates": [{name, kept, lost, why}] when two files registered one name. A plugin that failed to load is reported on stderr.',
   },
   doctor: {
     synopsis: 'toolhost doctor',
     summary: 'config, env, plugins that failed to load, and why',
-    more: 'One fact a line: the config file, the workspace root, the .env file and the variables it set (names only), the permission mode, the coordination store and whether it answers, each plugin file and its tools, the hidden tools and why (with a set variable close to a missing one), each tool name in config that matches no registered tool, with a did-you-mean, and each tool name two files registered (which kept it, which lost, why). Exits 1 when a plugin failed to load, a tool name is registered twice or an MCP server is down.',
+    more: 'One fact a line: the config file, the workspace root, the .env file and the variables it set (names only), the permission mode, the coordination store and whether it answers, each plugin file and what it registered (tools, prompts, resources, hooks), the hidden tools and why (with a set variable close to a missing one), each tool name in config that matches no registered tool, with a did-you-mean, and each tool name two files registered (which kept it, which lost, why). Exits 1 when a plugin failed to load, a tool name is registered twice or an MCP server is down.',
   },
   call: {
     synopsis: "toolhost call NAME [JSON] [--json]",
     summary: 'one call',
     more: `JSON is the raw argument text, as a model would send it (omitted means {}); quote it: toolhost call echo '{"text":"hi"}'. Prints the result's content, or "error CODE: MESSAGE" on stderr and exits 1; --json prints the whole result.`,
   },
+  prompt: {
+    synopsis: 'toolhost prompt NAME [--arg K=V]… [--json]',
+    summary: "a plugin's prompt rendered: its messages",
+    more: 'Renders the prompt as an MCP client would get it (prompts/get): each message as ROLE: TEXT. --arg KEY=VALUE gives an argument (repeatable), checked against the prompt\'s schema; --json prints {description?, messages}. An unknown or hidden prompt, a bad argument or a handler that throws prints "error CODE: MESSAGE" on stderr and exits 1.',
+  },
+  resource: {
+    synopsis: 'toolhost resource URI [--json]',
+    summary: "a plugin's resource read: its text",
+    more: 'Reads the resource at URI as an MCP client would (resources/read): a fixed URI, or one a resource template matches. Prints its text (a binary part is named with its type and size); --json prints {contents} with binary parts in base64. An unknown or hidden resource, or a read that throws, prints "error CODE: MESSAGE" on stderr and exits 1.',
+  },
   run: {
     synopsis: 'toolhost run FILE|- [--mode M] [--json] [--trace] [--trace-file F]',
     summary: 'a batch (OpenAI tool_calls or Anthropic tool_use blocks)',
-    more: 'FILE (or - for standard input) holds the calls in any model format. Results come back in call order; --json prints {"mode", "results"}; --trace adds a timeline of what ran when and what waited for what (with --json: startedAt, endedAt, waitedFor); --trace-file F writes the calls as a Chrome trace; --mode graph|partition|batch|serial picks the scheduling. Exits 1 when a call failed.',
+    more: 'FILE (or - for standard input) holds the calls in any model format. Results come back in call order; --json prints {"mode", "results"}; --trace adds a timeline of what ran when and what waited for what (with --json: queuedAt, startedAt, endedAt, waitedFor, and waitedForHost, waitedForWorker, waitedForRate when a call waited for a call of another host or for the pool); --trace-file F writes the calls as a Chrome trace; --mode graph|partition|batch|serial picks the scheduling. Exits 1 when a call failed.',
   },
   explain: {
     synopsis: 'toolhost explain FILE|- [--mode M] [--json]',
@@ -38,10 +48,15 @@ export const COMMANDS: Readonly<Record<string, { synopsis: string; summary: stri
     summary: 'MCP server over stdio (default) or Streamable HTTP',
     more: 'Over stdio, stdout carries only MCP messages. --http PORT serves Streamable HTTP at /mcp on serve.host (127.0.0.1; port 0 picks a free one), and the console at / (serve.console). Speaks MCP 2025 (sessions) and 2026-07-28 (stateless). Calls that would ask are asked of the calling client (elicitation; input_required for 2026-07-28), or in an open console; --yes approves them all. --watch reloads plugin files when they change and takes live limits from a changed config.yaml.',
   },
+  trust: {
+    synopsis: 'toolhost trust [--revoke]',
+    summary: "let this folder's own plugins, hooks and MCP servers run",
+    more: "Until a folder is trusted, toolhost runs only the built-in tools and the --plugins folders there: the plugin folders of its config.yaml (or ./plugins), its hooks commands and its mcp_servers are left out, and one line says so. Trust is kept per user, outside the folder (TOOLHOST_TRUST_FILE, else ~/.config/toolhost/trust.json), under the folder's real path and a digest of that code: a changed plugin file, hook or server needs toolhost trust again. --revoke forgets the folder. init trusts the folder it sets up.",
+  },
   init: {
     synopsis: 'toolhost init',
     summary: 'start a project here: config.yaml, an example plugin and its test',
-    more: "Writes a commented config.yaml (every key at its default, with what it does), plugins/hello.ts (or .mjs in a project without TypeScript) with its test for your project's runner (as new-plugin writes them), and adds .toolhost/ (the host's own state) to .gitignore. Never overwrites: a file that exists is left as it is and named as skipped.",
+    more: "Writes a commented config.yaml (every key at its default, with what it does), plugins/hello.ts (or .mjs in a project without TypeScript) with its test for your project's runner (as new-plugin writes them), adds .toolhost/ (the host's own state) to .gitignore, and trusts the folder (toolhost trust) to run what it wrote. Never overwrites: a file that exists is left as it is and named as skipped.",
   },
   'new-plugin': {
     synopsis: 'toolhost new-plugin NAME',
@@ -95,6 +110,8 @@ export interface CliArgs {
   config: string | undefined
   root: string | undefined
   plugins: string[]
+  /** `--arg KEY=VALUE` of `toolhost prompt`, as given. */
+  args: string[]
   json: boolean
   trace: boolean
   traceFile: string | undefined
@@ -103,6 +120,7 @@ export interface CliArgs {
   yes: boolean
   http: string | undefined
   watch: boolean
+  revoke: boolean
   help: boolean
   version: boolean
 }
@@ -119,6 +137,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
         config: { type: 'string' },
         root: { type: 'string' },
         plugins: { type: 'string', multiple: true },
+        arg: { type: 'string', multiple: true },
         json: { type: 'boolean' },
         trace: { type: 'boolean' },
         'trace-file': { type: 'string' },
@@ -127,6 +146,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
         yes: { type: 'boolean', short: 'y' },
         http: { type: 'string' },
         watch: { type: 'boolean' },
+        revoke: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -142,6 +162,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   if (values['trace-file'] !== undefined && command !== undefined && !TRACED_COMMANDS.includes(command)) {
     throw new ToolhostError('E_USAGE', `--trace-file records the calls that run; use it with ${TRACED_COMMANDS.join(', ')} (not ${command})`)
   }
+  if (values.arg !== undefined && command !== undefined && command !== 'prompt') throw new ToolhostError('E_USAGE', `--arg gives a prompt's argument (toolhost prompt NAME --arg KEY=VALUE), not ${command}'s`)
+  if (values.revoke === true && command !== undefined && command !== 'trust') throw new ToolhostError('E_USAGE', `--revoke goes with trust (toolhost trust --revoke), not ${command}`)
   const mode = values.mode
   if (mode !== undefined && !(DISPATCH_MODES as readonly string[]).includes(mode)) {
     throw new ToolhostError('E_USAGE', `--mode must be one of ${DISPATCH_MODES.join(', ')}; got ${JSON.stringify(mode)}`)
@@ -156,6 +178,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     config: values.config,
     root: values.root,
     plugins: values.plugins ?? [],
+    args: values.arg ?? [],
     json: values.json ?? false,
     trace: values.trace ?? false,
     traceFile: values['trace-file'],
@@ -164,6 +187,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     yes: values.yes ?? false,
     http: values.http,
     watch: values.watch ?? false,
+    revoke: values.revoke ?? false,
     help: values.help ?? false,
     version: values.version ?? false,
   }
@@ -171,7 +195,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
 
 /** What each option that takes a value wants, as the usage text names it. */
 const OPTION_VALUES: Record<string, string> = {
-  config: 'FILE', root: 'DIR', plugins: 'DIR', 'trace-file': 'FILE', mode: 'graph|partition|batch|serial',
+  config: 'FILE', root: 'DIR', plugins: 'DIR', arg: 'KEY=VALUE', 'trace-file': 'FILE', mode: 'graph|partition|batch|serial',
   'permission-mode': 'ask|accept-edits|auto|plan|bypass', http: 'PORT (0 picks a free one)',
 }
 
@@ -191,8 +215,8 @@ function usageError(error: Error & { code?: string }, argv: readonly string[]): 
 
 // How many words each command takes after its name; `call` words its own error (quote the JSON).
 const ARGUMENTS: Readonly<Record<string, { max: number; names: string }>> = {
-  list: { max: 0, names: '' }, doctor: { max: 0, names: '' }, serve: { max: 0, names: '' }, demo: { max: 0, names: '' }, init: { max: 0, names: '' },
-  run: { max: 1, names: 'FILE|-' }, explain: { max: 1, names: 'FILE|-' }, 'new-plugin': { max: 1, names: 'NAME' }, help: { max: 1, names: 'COMMAND' },
+  list: { max: 0, names: '' }, doctor: { max: 0, names: '' }, serve: { max: 0, names: '' }, trust: { max: 0, names: '' }, demo: { max: 0, names: '' }, init: { max: 0, names: '' },
+  prompt: { max: 1, names: 'NAME' }, resource: { max: 1, names: 'URI' }, run: { max: 1, names: 'FILE|-' }, explain: { max: 1, names: 'FILE|-' }, 'new-plugin': { max: 1, names: 'NAME' }, help: { max: 1, names: 'COMMAND' },
 }
 
 // An extra word was silently ignored (`new-plugin a b` wrote plugins/a.ts); say so instead.

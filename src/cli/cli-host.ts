@@ -5,11 +5,12 @@ import type { CliArgs } from './args.js'
 import type { Output } from './commands.js'
 
 /**
- * The host as the CLI sets it up: config, root, extra plugin folders, a terminal to ask on, and its
+ * The host as the CLI sets it up: config, root, extra plugin folders, a terminal to ask on, the
+ * person's workspace trust (the folder's own code runs once trusted; --plugins folders always), and its
  * log lines (a plugin that failed to load, warnings) written through `io.err`, once.
  */
 export async function createHostForCli(args: CliArgs, overrides: { root?: string; config?: string; options?: Partial<HostOptions> }, io: Output): Promise<Host> {
-  const [{ createHost }, { askOnTerminal, isInteractive }, { cliPermissionOptions }] = await Promise.all([import('../host/create-host.js'), import('./terminal-ask.js'), import('./terminal-approve.js')])
+  const [{ createHost }, { askOnTerminal, isInteractive }, { cliPermissionOptions }, { trustGate }] = await Promise.all([import('../host/create-host.js'), import('./terminal-ask.js'), import('./terminal-approve.js'), import('./trust.js')])
   const root = overrides.root ?? args.root
   const config = overrides.config ?? args.config
   return createHost({
@@ -23,6 +24,8 @@ export async function createHostForCli(args: CliArgs, overrides: { root?: string
     ...cliPermissionOptions(args),
     // A person reads the CLI's errors (serve overrides this: its reader is the client's model).
     audience: 'person',
+    // The workspace's own plugins, hooks and MCP servers run once its person trusted it (toolhost trust).
+    workspaceTrust: trustGate(io),
     ...overrides.options,
   })
 }

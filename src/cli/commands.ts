@@ -1,14 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { parseBatch } from '../adapters/parse-batch.js'
-import type { Wait } from '../dispatch/schedule/scheduler.js'
 import { ToolhostError } from '../contract/errors.js'
-import type { Host } from '../host/host.js'
+import { internalsOf, type Host } from '../host/host.js'
 import { underRoot } from '../workspace/paths.js'
 import type { ToolResult } from '../contract/types.js'
 import type { CliArgs } from './args.js'
 import { showProgress } from './progress-display.js'
 import { stopOnSignals } from './stop-on-signals.js'
-import { renderTimeline, type PoolWait } from './timeline.js'
+import { renderTimeline } from './timeline.js'
+import { RunTrace } from './run-trace.js'
+import { listPromptsAndResources, promptAndResourceLines } from './prompt-commands.js'
 import { describeRateLimit } from '../dispatch/schedule/rate-limits.js'
 import type { PlannedCall } from '../host/host-types.js'
 import { configNameLines, envHint } from './doctor-names.js'
@@ -27,11 +28,13 @@ export async function listCommand(host: Host, args: CliArgs, io: Output): Promis
     const a = availability.get(t.name)
     return { name: t.name, toolset: t.toolset, description: t.description, available: a?.available ?? false, ...(a?.reason ? { reason: a.reason } : {}) }
   })
+  const listed = await listPromptsAndResources(host)
   // A plugin that failed to load is already reported on stderr, once, by createHost's logger.
-  if (tools.length === 0) io.err(whyNoTools(host))
+  if (tools.length === 0 && listed.prompts.length === 0 && listed.resources.length === 0) io.err(whyNoTools(host))
   const duplicates = duplicateToolsOf(host.pluginReport)
   if (args.json) {
-    io.out(JSON.stringify({ tools, ...(duplicates.length > 0 ? { duplicates } : {}) }, null, 2))
+    const extra = { ...(listed.prompts.length > 0 ? { prompts: listed.prompts } : {}), ...(listed.resources.length > 0 ? { resources: listed.resources } : {}) }
+    io.out(JSON.stringify({ tools, ...extra, ...(duplicates.length > 0 ? { duplicates } : {}) }, null, 2))
     return 0
   }
   const nameWidth = Math.max(4, ...tools.map((t) => t.name.length))
@@ -41,6 +44,7 @@ export async function listCommand(host: Host, args: CliArgs, io: Output): Promis
     io.out(`${t.name.padEnd(nameWidth)}  ${t.toolset.padEnd(setWidth)}  ${t.available ? 'available' : `hidden: ${t.reason}`}`)
   }
   io.out(`\n${tools.filter((t) => t.available).length} of ${counted(tools.length, 'tool')} available`)
+  for (const line of promptAndResourceLines(listed)) io.out(line)
   if (duplicates.length > 0) io.out(`\nduplicate tool names (the file loaded first keeps the name):\n${duplicates.map((d) => `  ${describeDuplicate(d)}`).join('\n')}`)
   return 0
 }
@@ -64,11 +68,11 @@ export async function doctorCommand(host: Host, _args: CliArgs, io: Output): Pro
   io.out(`root:          ${host.root}`)
   io.out(`env file:      ${describeEnvFile(host)}`)
   io.out(`mode:          ${host.mode}, max_workers ${host.maxWorkers}${host.maxWorkersFrom === 'config' ? '' : ` (from ${host.maxWorkersFrom})`}, timeout ${c.dispatch.timeout_ms} ms, interrupt grace ${c.dispatch.interrupt_grace_ms} ms`)
-  const rules = host.pool.rateRules
+  const rules = internalsOf(host).pool.rateRules
   io.out(`rate limits:   ${rules.length === 0 ? 'none' : rules.map((r) => `${r.key}: ${describeRateLimit(r.limit)}`).join('; ')}`)
   const watcher = host.services.configWatcher
   io.out(`live limits:   ${watcher ? `${host.configFile} is watched: worker limit, rate limits, timeouts and hooks apply to calls not yet started` : 'off (plugins.watch or serve --watch turns it on); limits change on restart'}`)
-  const known = host.estimates.known()
+  const known = internalsOf(host).estimates.known()
   io.out(`durations:     ${known.length} tool${known.length === 1 ? '' : 's'} with an estimate${c.dispatch.duration_estimates === '' ? ' (kept in memory only)' : `, kept in ${underRoot(host.root, c.dispatch.duration_estimates)}`}`)
   const ruleCount = c.permissions.allow.length + c.permissions.ask.length + c.permissions.deny.length
   io.out(`permissions:   ${c.permissions.mode}, ${ruleCount} rule${ruleCount === 1 ? '' : 's'} (allow ${c.permissions.allow.length}, ask ${c.permissions.ask.length}, deny ${c.permissions.deny.length}), audit log ${c.permissions.audit_log === '' ? 'off' : underRoot(host.root, c.permissions.audit_log)}`)
@@ -80,12 +84,23 @@ export async function doctorCommand(host: Host, _args: CliArgs, io: Output): Pro
   const servers = host.services.mcpClients ?? []
   if (servers.length > 0) io.out(`mcp servers:   ${servers.filter((m) => m.connected).length} of ${servers.length} connected`)
   for (const m of servers) io.out(`  ${m.connected ? 'ok     ' : 'DOWN   '} ${m.server} (${counted(m.tools.length, 'tool')})${m.problems.length > 0 ? `: ${m.problems.join('; ')}` : ''}`)
+  for (const line of trustLines(host)) io.out(line)
   io.out(`plugins:       ${host.pluginReport.loaded.length} loaded, ${host.pluginReport.failed.length} failed`)
   const pluginHooks = host.registry.hooks.list()
+  const catalogue = host.registry.promptsAndResources
   for (const file of host.pluginReport.loaded) {
-    const tools = (host.pluginReport.toolsByFile.get(file) ?? []).join(', ') || 'no tools'
+    // What the file registered: tools, then prompts, resources and hooks; "no tools" only when it registered nothing.
+    const tools = (host.pluginReport.toolsByFile.get(file) ?? []).join(', ')
+    const prompts = catalogue.prompts().filter((e) => e.source === file).map((e) => e.prompt.name)
+    const resources = catalogue.resources().filter((e) => e.source === file).map((e) => e.key)
     const hooks = pluginHooks.filter((e) => e.source === file).map((e) => `${e.hook.event} hook "${e.hook.name}"`)
-    io.out(`  ok      ${file} (${[tools, ...hooks].join('; ')})`)
+    const parts = [
+      ...(tools ? [tools] : []),
+      ...(prompts.length > 0 ? [`${prompts.length === 1 ? 'prompt' : 'prompts'} ${prompts.join(', ')}`] : []),
+      ...(resources.length > 0 ? [`${resources.length === 1 ? 'resource' : 'resources'} ${resources.join(', ')}`] : []),
+      ...hooks,
+    ]
+    io.out(`  ok      ${file} (${parts.length > 0 ? parts.join('; ') : 'no tools'})`)
   }
   for (const f of host.pluginReport.failed) io.out(`  FAILED  ${f.file}: ${f.message}`)
   for (const dir of host.pluginReport.missingDirs ?? []) io.out(`  missing folder ${dir}`)
@@ -97,6 +112,17 @@ export async function doctorCommand(host: Host, _args: CliArgs, io: Output): Pro
   for (const h of hidden) io.out(`  hidden  ${h.name}: ${h.reason}${envHint(host, h.name)}`)
   for (const line of configNameLines(host)) io.out(line)
   return host.pluginReport.failed.length > 0 || duplicates.length > 0 || servers.some((m) => !m.connected) ? 1 : 0
+}
+
+// What the folder brings and did not run because it is not trusted: each file, hook count, server.
+function trustLines(host: Host): string[] {
+  const code = host.untrustedCode
+  if (code === undefined) return []
+  const lines = [`trust:         ${host.root} is NOT trusted: its own code was not run; toolhost trust --root ${JSON.stringify(host.root)} runs it`]
+  for (const file of code.pluginFiles) lines.push(`  not loaded  ${file}`)
+  if (code.hookCommands > 0) lines.push(`  not run     ${code.hookCommands} hook command${code.hookCommands === 1 ? '' : 's'} of ${code.configFile ?? 'config'}`)
+  for (const server of code.mcpServers) lines.push(`  not started mcp_servers.${server}`)
+  return lines
 }
 
 // The hooks in force by kind, in the order they run: config.yaml's, the embedding's, the plugins'.
@@ -202,13 +228,8 @@ export async function runCommand(host: Host, args: CliArgs, io: Output): Promise
  */
 export async function runAndPrint(host: Host, calls: ReturnType<typeof parseBatch>, args: CliArgs, io: Output): Promise<{ results: ToolResult[]; exitCode: (code: number) => number }> {
   const mode = (args.mode as Host['mode'] | undefined) ?? host.mode
-  const waits = new Map<string, Wait[]>()
-  const pool = new Map<string, PoolWait>()
-  const stop = host.onEvent((e) => {
-    if (e.type === 'waiting') waits.set(e.id, e.on)
-    else if (e.type === 'waiting-worker') pool.set(e.id, { worker: e.behind })
-    else if (e.type === 'waiting-rate') pool.set(e.id, { rate: { group: e.group, limit: e.limit } })
-  })
+  const trace = new RunTrace()
+  const stop = host.onEvent((e) => trace.observe(e))
   const signals = stopOnSignals(io)
   const stopProgress = showProgress(host, process.stderr)
   let results: ToolResult[]
@@ -220,15 +241,16 @@ export async function runAndPrint(host: Host, calls: ReturnType<typeof parseBatc
     stop()
   }
   if (args.json) {
-    // With --trace, a call that waited for a worker or a rate slot says so beside waitedFor.
-    const shown = args.trace ? results.map((r) => withPoolWait(r, pool.get(r.id))) : results
+    // With --trace, when each call was queued, and the waits waitedFor leaves out: for another
+    // host's calls (through the coordination store), for a worker, for a rate slot.
+    const shown = args.trace ? results.map((r) => trace.traced(r)) : results
     io.out(JSON.stringify({ mode, results: shown }, null, 2))
   } else {
     for (const r of results) {
       const head = r.ok ? `ok    ${r.id} ${r.name}` : `error ${r.id} ${r.name} ${r.error?.code}`
       io.out(`${head}\n${indent(r.content)}`)
     }
-    if (args.trace) io.out(`\n${mode} mode timeline:\n${renderTimeline(results, waits, undefined, pool)}`)
+    if (args.trace) io.out(`\n${mode} mode timeline:\n${renderTimeline(results, trace.waits, undefined, trace.pool, trace.queuedAt)}`)
   }
   return { results, exitCode: signals.exitCode }
 }
@@ -276,11 +298,6 @@ function planLines(c: PlannedCall, workers: number): string[] {
 
 function formatMs(ms: number): string {
   return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`
-}
-
-function withPoolWait(result: ToolResult, wait: PoolWait | undefined): ToolResult & { waitedForWorker?: string[]; waitedForRate?: string } {
-  if (wait === undefined) return result
-  return { ...result, ...(wait.worker ? { waitedForWorker: wait.worker } : {}), ...(wait.rate ? { waitedForRate: wait.rate.group } : {}) }
 }
 
 function indent(text: string): string {

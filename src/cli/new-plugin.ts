@@ -1,9 +1,14 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { refuseLinkOut } from './scaffold-target.js'
 import { ToolhostError } from '../contract/errors.js'
 import type { CliArgs } from './args.js'
 import type { Output } from './commands.js'
+import { resolveSetup } from '../host/setup.js'
+import { isTrusted, readTrust, trustFilePath } from '../loader/trust-store.js'
+import { workspaceCodeOf } from '../loader/workspace-code.js'
+import { trustWorkspace } from './trust.js'
 
 /** A plugin name: a tool name and a file name at once (lower case, digits, `_`; starts with a letter). */
 export const PLUGIN_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/
@@ -86,6 +91,7 @@ export function planPluginFiles(name: string, cwd: string, kind: ProjectKind = d
 export function writePluginFiles(name: string, cwd: string, kind: ProjectKind = detectProject(cwd)): { plugin: string; test: string; runner: ProjectKind['runner'] } {
   const { plugin, test, runner, texts } = planPluginFiles(name, cwd, kind)
   for (const { file } of texts) {
+    refuseLinkOut('new-plugin', cwd, file)
     if (existsSync(file)) throw new ToolhostError('E_USAGE', `new-plugin: ${file} already exists; pick another name or delete the file first`)
   }
   for (const { file, text } of texts) {
@@ -102,16 +108,26 @@ export function testCommand(files: { test: string; runner: ProjectKind['runner']
 }
 
 /**
- * `toolhost new-plugin NAME`: writes the plugin and its test under the current folder.
+ * `toolhost new-plugin NAME`: writes the plugin and its test under the current folder. In a folder
+ * the person trusted, the new plugin is theirs (they asked for it here): the trust follows it, as
+ * `init`'s does. In a folder not trusted, it trusts nothing: the folder's other code was never vouched for.
  *
  * @example
- * newPluginCommand(parseCliArgs(['new-plugin', 'weather']), io) // 0
+ * await newPluginCommand(parseCliArgs(['new-plugin', 'weather']), io) // 0
  */
-export function newPluginCommand(args: CliArgs, io: Output): number {
+export async function newPluginCommand(args: CliArgs, io: Output): Promise<number> {
   const [name] = args.positionals
   if (!name) throw new ToolhostError('E_USAGE', 'new-plugin needs a name: toolhost new-plugin NAME')
-  const written = writePluginFiles(name, process.cwd())
-  io.out(`wrote ${written.plugin}\nwrote ${written.test}\nnext: edit the schema and handler, then run ${testCommand(written, process.cwd())}`)
+  const cwd = process.cwd()
+  const setup = resolveSetup({ cwd, root: cwd })
+  const file = trustFilePath()
+  const trusted = isTrusted(readTrust(file).trust, setup.root, (await workspaceCodeOf(setup)).digest)
+  const written = writePluginFiles(name, cwd)
+  io.out(`wrote ${written.plugin}\nwrote ${written.test}\nnext: edit the schema and handler, then run ${testCommand(written, cwd)}`)
+  if (trusted) {
+    await trustWorkspace(setup, file, 'toolhost new-plugin')
+    io.out(`trusted ${setup.root} again, with ${path.relative(cwd, written.plugin)} (${file})`)
+  }
   return 0
 }
 

@@ -9,6 +9,7 @@ import { McpSessions } from '../mcp/sessions.js'
 import type { CliArgs } from './args.js'
 import type { Output } from './commands.js'
 import { createHostForCli } from './cli-host.js'
+import { consoleBase, publicNote } from './served-urls.js'
 
 /**
  * `toolhost serve [--http PORT] [--watch]`: the registry as an MCP server, over stdio (stdout carries
@@ -43,8 +44,10 @@ export async function serveCommand(args: CliArgs, io: Output): Promise<number> {
       const { serveHttp } = await import('../mcp/http.js')
       const hostConsole = await consoleFor(host, sessions, io)
       const endpoint = await serveHttp(host, sessions, { port, hostname: host.config.serve.host, ...(hostConsole ? { routes: hostConsole.routes } : {}) })
-      io.err(`toolhost: MCP Streamable HTTP at ${endpoint.url}`)
-      if (hostConsole) io.err(`toolhost: console at ${hostConsole.urlAt(new URL(endpoint.url).origin)}`)
+      // The MCP line starts with the listening address (scripts read it); the URLs to open come from serve.public_url.
+      const publicUrl = host.config.serve.public_url
+      io.err(`toolhost: MCP Streamable HTTP at ${endpoint.url}${publicNote(endpoint.url, publicUrl)}`)
+      if (hostConsole) io.err(`toolhost: console at ${hostConsole.urlAt(consoleBase(endpoint.url, publicUrl))}`)
       const signal = await signalled.promise
       // SIGTERM (a deployment stopping this instance): the calls in flight are answered first.
       const drainMs = host.config.serve.drain_ms

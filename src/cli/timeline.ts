@@ -11,15 +11,18 @@ export interface PoolWait {
 /**
  * Draws one row per call with a bar on a shared time axis, so a person sees at a glance what ran
  * together and what waited, and why: for an earlier call it conflicts with, for a worker (and which
- * calls held them), or for a rate slot. Results need `startedAt`/`endedAt` (run with trace).
+ * calls held them), or for a rate slot. Results need `startedAt`/`endedAt` (run with trace); with
+ * `queuedAt` (each call's queued event) the axis starts at the first arrival.
  *
  * @example
  * renderTimeline([{ id: 'a', name: 'wait', ok: true, content: '', startedAt: 0, endedAt: 10 }], new Map())
  */
-export function renderTimeline(results: readonly ToolResult[], waits: ReadonlyMap<string, Wait[]>, width = 48, pool: ReadonlyMap<string, PoolWait> = new Map()): string {
+export function renderTimeline(results: readonly ToolResult[], waits: ReadonlyMap<string, Wait[]>, width = 48, pool: ReadonlyMap<string, PoolWait> = new Map(), queuedAt: ReadonlyMap<string, number> = new Map()): string {
   const ran = results.filter((r) => typeof r.startedAt === 'number' && typeof r.endedAt === 'number')
-  // With nothing run (all refused or skipped) the axis is empty, not Infinity.
-  const t0 = ran.length > 0 ? Math.min(...ran.map((r) => r.startedAt as number)) : 0
+  // The axis starts when the first call was queued (given `queuedAt`), so a wait before the first
+  // start (another host's call, a rate slot) is on it; with nothing run, it is empty, not Infinity.
+  const queued = ran.flatMap((r) => (queuedAt.has(r.id) ? [queuedAt.get(r.id)!] : []))
+  const t0 = ran.length > 0 ? Math.min(...ran.map((r) => r.startedAt as number), ...queued) : 0
   const t1 = ran.length > 0 ? Math.max(...ran.map((r) => r.endedAt as number)) : 0
   const span = Math.max(t1 - t0, 1e-9)
   const idWidth = Math.max(4, ...results.map((r) => r.id.length))

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, lstatSync, readFileSync, readlinkSync } from 'node:fs'
 import path from 'node:path'
 import { createRequire } from 'node:module'
 import { ToolhostError } from '../contract/errors.js'
@@ -24,6 +24,9 @@ export function loadConfig(options: { file?: string; explicit?: boolean; cwd?: s
   const cwd = options.cwd ?? process.cwd()
   const file = path.resolve(cwd, options.file ?? 'config.yaml')
   if (!existsSync(file)) {
+    // A link to nothing is not "no config": the defaults in its place would be a silent surprise.
+    const dangling = danglingLinkTarget(file)
+    if (dangling !== undefined) throw new ToolhostError('E_CONFIG_INVALID', `${file}: the config file is a symbolic link to ${dangling}, which does not exist; point the link at a config file, or remove it to run on the defaults`)
     if (options.explicit) throw new ToolhostError('E_CONFIG_INVALID', `${file}: config file not found`)
     return { config: defaultConfig(), file: undefined, baseDir: cwd }
   }
@@ -34,6 +37,14 @@ export function loadConfig(options: { file?: string; explicit?: boolean; cwd?: s
     throw new ToolhostError('E_CONFIG_INVALID', `${file}: cannot read: ${(error as Error).message}`, { cause: error })
   }
   return { config: parseConfigText(text, file), file, baseDir: path.dirname(file) }
+}
+
+function danglingLinkTarget(file: string): string | undefined {
+  try {
+    return lstatSync(file).isSymbolicLink() ? readlinkSync(file) : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** Parses and validates config text; `source` names it in errors. Exported for tests and embedding. */

@@ -1,5 +1,5 @@
 // What each console panel shows, read from the host (plain data, sent to pages as JSON).
-import type { Host } from '../host/host.js'
+import { internalsOf, type Host } from '../host/host.js'
 import type { ProcessInfo } from '../contract/process-service.js'
 import { describeRatePace } from '../dispatch/schedule/rate-limits.js'
 import type { JsonSchema } from '../contract/types.js'
@@ -67,7 +67,7 @@ export function limitsView(host: Host): LimitView[] {
     ['hooks', hooksText(host)],
   ]
   // The rate limits the pool applies now (a live key: a reloaded config.yaml is sent to open pages at once).
-  const rules = host.pool.rateRules
+  const rules = internalsOf(host).pool.rateRules
   if (rules.length === 0) rows.push(['rate_limits', 'none'])
   for (const rule of rules) rows.push([`rate_limits.${rule.key}`, describeRatePace(rule.limit)])
   return rows.map(([key, value]) => ({ key, value: String(value) }))

@@ -40,6 +40,15 @@ export type StandardToolSpec<S> = Omit<ToolSpec<StandardInput<S>>, 'parameters' 
  * Fills a tool spec with conservative defaults: not parallel-safe, not read-only, not destructive,
  * no scope, no check. A tool must opt in to every optimisation.
  *
+ * Typed arguments: the handler's `args` type comes from the schema itself (json-schema-to-ts
+ * `FromSchema`): in the first example, `args` is `{ text: string }` and `args.txt` is a type error.
+ * An explicit type argument (`defineTool<{ text: string }>({...})`) still works and wins.
+ *
+ * zod: `parameters` (and `outputSchema`) may be a zod 4 object schema, or any Standard Schema with a
+ * JSON Schema converter. It is converted to JSON Schema once, here; the handler's `args` is its
+ * output type and goes through its `validate` (refinements, defaults) before the handler runs (the
+ * second example).
+ *
  * @example
  * registry.register(defineTool({
  *   name: 'echo', toolset: 'demo', description: 'Echo a message back.',
@@ -47,15 +56,9 @@ export type StandardToolSpec<S> = Omit<ToolSpec<StandardInput<S>>, 'parameters' 
  *   handler: async (args) => args.text,
  * }))
  *
- * Typed arguments: the handler's `args` type comes from the schema itself (json-schema-to-ts
- * `FromSchema`): above, `args` is `{ text: string }` and `args.txt` is a type error. An explicit type
- * argument (`defineTool<{ text: string }>({...})`) still works and wins.
- *
- * zod: `parameters` (and `outputSchema`) may be a zod 4 object schema, or any Standard Schema with a
- * JSON Schema converter. It is converted to JSON Schema once, here; the handler's `args` is its
- * output type and goes through its `validate` (refinements, defaults) before the handler runs:
- *
  * @example
+ * import { z } from 'zod'
+ *
  * registry.register(defineTool({
  *   name: 'read_head', description: 'First lines of a file.',
  *   parameters: z.object({ path: z.string(), lines: z.number().int().min(1).default(10) }),

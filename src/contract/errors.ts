@@ -10,6 +10,7 @@ export const ERROR_CODES = {
   E_ARGS_INVALID: 'the arguments are not valid JSON, not an object, too large, or fail the schema',
   E_DENIED: 'the permission system or the person refused the call',
   E_PATH_OUTSIDE_ROOT: 'a path leads outside the workspace root or into a denied place',
+  E_CONTROL_PLANE: 'a file tool was asked to change what configures or programs the host (config file, plugin folders, .env, hook scripts, .toolhost/): the person edits these',
   E_TIMEOUT: 'the handler ran past its time limit and was aborted',
   E_ABORTED: 'the call was skipped: interrupted before it started',
   E_INTERRUPTED: 'the call was interrupted while running; it may have partly run',

@@ -142,6 +142,25 @@ export interface WorkspaceContext {
   readonly caseInsensitive: boolean
   /** State kept for the host's session (the terminal's working folder, tools' values). */
   readonly session: SessionState
+  /**
+   * What configures or programs the host inside the root (config file, plugin folders, `.env`, hook
+   * scripts, `.toolhost/`): `workspaceFor(ctx)` refuses file tools' changes to them (`E_CONTROL_PLANE`).
+   */
+  readonly controlPlane?: ControlPlane
+}
+
+/**
+ * What configures or programs a host, inside its root: the config file, the plugin folders, the
+ * `.env` file, the scripts its hooks run, `.toolhost/` and the other state paths config names, and
+ * the person's trust file. File tools never change them, in any permission mode: the person edits
+ * these. Only a `permissions.allow` rule naming one exact path (`write_file(config.yaml)`) opens
+ * that one path.
+ */
+export interface ControlPlane {
+  /** The protected paths (absolute, lexical and real), files and folders. */
+  readonly paths: readonly string[]
+  /** The exact paths an allow rule opened. */
+  readonly opened: readonly string[]
 }
 
 /** What a host runs with. */

@@ -1,6 +1,6 @@
 /**
  * `toolhost/ai-sdk`: a host's tools as a Vercel AI SDK `ToolSet`, in one call. Needs the optional
- * peer dependency `ai` (version 6: the newest line that runs on Node 20; AI SDK 7 needs Node 22).
+ * peer dependency `ai`: version 6 (the newest line that runs on Node 20) or 7 (which needs Node 22).
  */
 import { jsonSchema, tool, type Tool, type ToolSet } from 'ai'
 import { blockAsText } from '../contract/content-blocks.js'

@@ -1,7 +1,7 @@
 /**
  * `toolhost/openai-agents`: a host's tools as OpenAI Agents JS function tools, in one call. Needs
- * the optional peer dependencies `@openai/agents` (0.14: the newest line on `openai@6`, which runs on
- * Node 20; 0.15 and later take `openai@7`, which needs Node 22) and `zod@4` (the Agents SDK's peer).
+ * the optional peer dependencies `@openai/agents` (0.20, tested; 0.14.3, the line on `openai@6`, also
+ * fits) and `zod@4` (the Agents SDK's peer).
  */
 import { tool, type Tool, type ToolOutputFileContent, type ToolOutputImage, type ToolOutputText } from '@openai/agents'
 import { blockAsText } from '../contract/content-blocks.js'

@@ -1,6 +1,7 @@
 import type { ToolError, ToolResult } from '../contract/types.js'
 import type { HookRunContext, ReadyHook } from './call-hooks.js'
 import type { HookRecord } from './run-before-hooks.js'
+import { CALL_ERRORS } from '../contract/call-errors.js'
 
 /**
  * Runs a finished call's after-hooks in order, each seeing the result as the one before left it. A
@@ -19,7 +20,7 @@ export async function runAfterHooks(hooks: readonly ReadyHook[], args: Record<st
     const shown = { ok: result.ok, content: result.content, ...(result.error ? { error: result.error } : {}) }
     const verdict = await hook.run({ event: 'after_call', id: result.id, tool, arguments: args, result: shown }, context)
     let withheld: ToolError | undefined
-    if (verdict.kind === 'aborted') withheld = { code: 'E_INTERRUPTED', message: `${tool} ran, but the run was interrupted while its hook ${hook.name} read the result, so the result is withheld` }
+    if (verdict.kind === 'aborted') withheld = CALL_ERRORS.interruptedInHook(tool, hook.name)
     else if (verdict.kind === 'failed') withheld = { code: 'E_DENIED', message: `${tool} ran, but its result is withheld: its hook ${hook.name} ${verdict.why}; this is a fault in the hook, not in your call` }
     else if (verdict.answer.decision === 'deny') withheld = { code: 'E_DENIED', message: `${tool} ran, but the hook ${hook.name} withheld its result: ${verdict.answer.reason ?? 'it gave no reason'}` }
     if (withheld) {

@@ -3,6 +3,7 @@ import type { RegistryEntry } from '../registry/registry.js'
 import { describeSchemaErrors } from '../registry/schema.js'
 import type { ToolError } from '../contract/types.js'
 import type { HookRunContext, ReadyHook } from './call-hooks.js'
+import { CALL_ERRORS } from '../contract/call-errors.js'
 
 /** One hook's decision about one call, for the audit log. */
 export interface HookRecord {
@@ -44,7 +45,7 @@ export async function runBeforeHooks(hooks: readonly ReadyHook[], call: { id: st
     const verdict = await hook.run({ event: 'before_call', id: call.id, tool, arguments: args }, context)
     if (verdict.kind === 'aborted') {
       records.push({ hook: hook.name, event: 'before_call', decision: 'deny', reason: 'interrupted while the hook ran' })
-      return { run: false, records, error: { code: 'E_ABORTED', message: `${tool} did not run: it was interrupted (the run, or the host closing) while its hook ${hook.name} ran` } }
+      return { run: false, records, error: CALL_ERRORS.stoppedInHook(tool, hook.name) }
     }
     if (verdict.kind === 'failed') {
       const message = `${tool} did not run: its hook ${hook.name} ${verdict.why}, so the call was denied; this is a fault in the hook, not in your call`

@@ -12,6 +12,7 @@ import type { ToolRegistry } from '../registry/registry.js'
 import type { CoordinationStore } from '../store/coordination-store.js'
 import type { AskHandler, Logger } from '../contract/types.js'
 import type { CallHooks } from '../contract/hook-types.js'
+import type { WorkspaceCode } from '../loader/workspace-code.js'
 
 /**
  * The subsystems a host holds (`host.services`; tools see `processes` as `ctx.services.processes`).
@@ -41,6 +42,16 @@ export interface HostOptions extends ConfigSource {
   plugins?: string[]
   /** Load the plugin folders (default true). */
   loadPlugins?: boolean
+  /**
+   * Whether the code the workspace brings may run: the plugin folders of a config inside the root
+   * (or the default `./plugins`), its `hooks` commands and its `mcp_servers`. Asked once at start-up
+   * (and again before hot reload loads a changed file of those folders); when it answers false the
+   * host runs without them and says so in one warning. Default: none, so an embedding runs what its
+   * config names — its author chose that config (docs/embedding.md#workspace-trust). The CLI and
+   * `toolhost serve` pass the person's trust store (`toolhost trust`). `plugins` named here are the
+   * caller's own and never asked about.
+   */
+  workspaceTrust?: (code: WorkspaceCode) => boolean
   /** Hot reload: re-import plugin files when they change, and take live keys from a changed config file (also `plugins.watch`). */
   watch?: boolean
   registry?: ToolRegistry

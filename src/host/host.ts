@@ -1,4 +1,5 @@
 import { toCalls } from '../adapters/parse-batch.js'
+import type { WorkspaceCode } from '../loader/workspace-code.js'
 import type { ModelFormat } from '../adapters/format.js'
 import { StrictTools } from '../dispatch/admit/strict-tools.js'
 import { renderDefinitions, renderResults, type DefinitionsOf, type MessagesOf } from '../adapters/render.js'
@@ -19,6 +20,7 @@ import type { HostContext } from '../contract/host-context.js'
 import { checkChoice } from './setup.js'
 import type { DefinitionsQuery, HostOptions, HostServices, PlannedCall, RunOptions } from './host-types.js'
 import { Listeners } from '../contract/listeners.js'
+import type { Host } from './host-api.js'
 import type { PluginLoadReport } from '../loader/load-plugins.js'
 import type { Audience } from '../contract/messages.js'
 import { isCaseInsensitiveFs, underRoot } from '../workspace/paths.js'
@@ -26,13 +28,15 @@ import type { HostEvent } from '../observe/host-events.js'
 import type { Authoriser } from '../permissions/authoriser.js'
 import type { CallHooks } from '../contract/hook-types.js'
 import { registry as processRegistry, type ToolRegistry } from '../registry/registry.js'
-import type { AnyTool, AskHandler, Logger, OpenAIToolDefinition, SessionState, ToolCall, ToolResult } from '../contract/types.js'
+import type { AnyTool, AskHandler, ControlPlane, Logger, SessionState, ToolCall, ToolResult } from '../contract/types.js'
+import type { ChatToolDefinition } from '../adapters/openai-chat.js'
 
 // The host's types, where the package entry has always found them (each is defined below the host).
 export type { AuthoriseDecision, AuthoriseItem } from '../dispatch/admit/authorise-item.js'
 export type { CallEvent, HostEvent } from '../observe/host-events.js'
 export type { Authoriser } from '../permissions/authoriser.js'
 export type { DefinitionsQuery, HostOptions, HostServices, PlannedCall, RunOptions } from './host-types.js'
+export type { Host } from './host-api.js'
 
 /**
  * What createHost hands the host it builds, and keeps in order to finish it: the subsystems it
@@ -45,31 +49,26 @@ export interface HostParts {
   readonly services: HostServices
   pluginReport: PluginLoadReport
   envFile: { file: string; set: string[] } | undefined
+  /** The workspace's own code, withheld because `HostOptions.workspaceTrust` did not trust it. */
+  untrustedCode?: WorkspaceCode
 }
 
 /**
- * A toolhost: a registry of tools, a config, a workspace root and a scheduler. Hand it calls, get
- * exactly one result per call.
- *
- * @example
- * const host = await createHost({ root: '.' })
- * const [result] = await host.run([{ id: '1', name: 'echo', arguments: '{"text":"hi"}' }])
+ * The host behind the `Host` interface (host-api.ts, where each member is documented): what a user
+ * sees, plus what toolhost's own CLI, console and benchmarks read through `internalsOf` (the worker
+ * pool, the duration estimates, footprints) and a constructor only createHost calls.
  */
-export class Host {
+export class HostRuntime implements Host {
   readonly configFile: string | undefined
   readonly root: string
   readonly registry: ToolRegistry
   readonly log: Logger
   readonly session: SessionState
   readonly ask: AskHandler | undefined
-  /** The hooks given in code (`HostOptions.hooks`); config.yaml's are in `config.hooks`. */
   readonly hooks: CallHooks | undefined
   readonly mode: DispatchMode
-  /** Who reads the calls' errors (see `HostOptions.audience`). */
   readonly audience: Audience
-  /** Where the worker limit comes from: config (live) or TOOLHOST_MAX_WORKERS (fixed for the process). */
   readonly maxWorkersFrom: 'config' | 'TOOLHOST_MAX_WORKERS'
-  /** The environment tools are gated on (and the .env file is loaded into). */
   readonly env: NodeJS.ProcessEnv
   readonly #parts: HostParts
   readonly #scheduler: Scheduler
@@ -90,7 +89,7 @@ export class Host {
    * Hosts come from `createHost`, which resolves `setup` (the config with the permission options in
    * place) and the `parts` it attaches.
    */
-  constructor(setup: { config: ToolhostConfig; file: string | undefined; root: string; maxWorkers: number; maxWorkersFrom?: Host['maxWorkersFrom'] }, options: HostOptions, parts: HostParts) {
+  constructor(setup: { config: ToolhostConfig; file: string | undefined; root: string; maxWorkers: number; maxWorkersFrom?: Host['maxWorkersFrom']; controlPlane?: ControlPlane }, options: HostOptions, parts: HostParts) {
     this.#parts = parts
     this.#config = setup.config
     this.configFile = setup.file
@@ -116,7 +115,7 @@ export class Host {
     // The context every stage reads (one object per host; the config getter reads the one in force).
     const host = this
     this.#context = {
-      workspace: { root: setup.root, caseInsensitive, session: this.session },
+      workspace: { root: setup.root, caseInsensitive, session: this.session, ...(setup.controlPlane ? { controlPlane: setup.controlPlane } : {}) },
       settings: { get config() { return config() }, env: this.env },
       offers: { services: parts.services, log: parts.log, ask: this.ask },
     }
@@ -153,32 +152,30 @@ export class Host {
     this.#scheduler.estimates.load((message) => this.log.warn(message))
   }
 
-  /** The subsystems this host holds: its process registry, the start-up temp sweep, and those configured (MCP clients, watchers). */
   get services(): HostServices {
     return this.#parts.services
   }
 
-  /** The plugin files loaded and those that failed (each with its error; the others still loaded). */
   get pluginReport(): PluginLoadReport {
     return this.#parts.pluginReport
   }
 
-  /** The .env file read at start-up and the names of the variables it set (never their values). */
+  get untrustedCode(): WorkspaceCode | undefined {
+    return this.#parts.untrustedCode
+  }
+
   get envFile(): { file: string; set: string[] } | undefined {
     return this.#parts.envFile
   }
 
-  /** The permission system in use (`HostOptions.authoriser`, else a `PermissionGate` from `permissions.*`). */
   get authoriser(): Authoriser {
     return this.#parts.authoriser
   }
 
-  /** The config in force: as loaded, with live keys replaced when config.yaml changes (`applyLiveConfig`). */
   get config(): ToolhostConfig {
     return this.#config
   }
 
-  /** Handlers that may run at once now (`dispatch.max_workers`, or TOOLHOST_MAX_WORKERS). */
   get maxWorkers(): number {
     return this.#scheduler.pool.concurrency
   }
@@ -193,7 +190,6 @@ export class Host {
     return this.#scheduler.estimates
   }
 
-  /** Takes a reloaded config's `LIVE_KEYS` (worker and rate limits, timeouts) for calls not yet started; TOOLHOST_MAX_WORKERS still wins. */
   applyLiveConfig(next: ToolhostConfig): void {
     this.#config = withLiveKeys(this.#config, next)
     if (this.maxWorkersFrom === 'config') this.#scheduler.pool.concurrency = next.dispatch.max_workers
@@ -201,43 +197,27 @@ export class Host {
     this.#configListeners.emit(this.#config)
   }
 
-  /** Calls `listener` with the config in force each time a reloaded config.yaml's live keys are taken (the console's limits); returns its remover. */
   onConfigChange(listener: (config: ToolhostConfig) => void): () => void {
     return this.#configListeners.add(listener)
   }
 
-  /** The scheduler's view: handlers running now and the most that ever ran at once. */
   get stats(): { running: number; peakRunning: number; pending: number } {
     return { running: this.#scheduler.running, peakRunning: this.#scheduler.peakRunning, pending: this.#scheduler.pending }
   }
 
-  /** Monotonic ms since the host started (the clock of `startedAt`/`endedAt`). */
   now(): number {
     return this.#now()
   }
 
-  /**
-   * Listens to every host event: the host's own about each call (admitted, refused, checked, approval), the
-   * scheduler's (queued, waiting, waiting-worker, waiting-rate, started, finished, released), and a
-   * handler's progress and log lines (docs/embedding.md lists each with its fields). Events are built
-   * only while someone listens; returns a function that stops listening.
-   */
   onEvent(listener: (event: HostEvent) => void): () => void {
     return this.#events.add(listener)
   }
 
-  /** Registers cleanup to run on `close()` (subsystems: processes, watchers, MCP clients). */
   onClose(closer: () => void | Promise<void>): void {
     this.#closers.push(closer)
   }
 
-  /** OpenAI Chat function-tool definitions of the tools available now, sorted by name. */
-  definitions(query?: DefinitionsQuery): Promise<OpenAIToolDefinition[]>
-  /**
-   * Definitions of the tools available now in a model API's format (`anthropic`, `openai-responses`,
-   * `mcp`, …). `{ strict: true }` (default `openai.strict`) renders the OpenAI formats in strict mode;
-   * the nulls that makes the model send for optional arguments are then removed before validation.
-   */
+  definitions(query?: DefinitionsQuery): Promise<ChatToolDefinition[]>
   definitions<F extends ModelFormat>(format: F, query?: DefinitionsQuery): Promise<DefinitionsOf<F>>
   async definitions(formatOrQuery?: ModelFormat | DefinitionsQuery, query?: DefinitionsQuery): Promise<unknown> {
     const selection = (typeof formatOrQuery === 'object' ? formatOrQuery : query) ?? {}
@@ -249,25 +229,15 @@ export class Host {
     return rendered
   }
 
-  /** Results as a model API wants them: Chat `role:'tool'` messages, Responses `function_call_output` items, ONE Anthropic user message of `tool_result` blocks, or MCP results. */
   toMessages<F extends ModelFormat>(results: readonly ToolResult[], format: F): MessagesOf<F> {
     return renderResults(format, results)
   }
 
-  /** One call end to end. */
   async call(call: ToolCall, options: RunOptions = {}): Promise<ToolResult> {
     const [result] = await this.run([call], options)
     return result!
   }
 
-  /**
-   * A batch: results in call order, exactly one per call. Never rejects for a tool's fault. Takes
-   * `ToolCall[]`, or a model message in any supported format (Chat Completions assistant message,
-   * Responses output items, Anthropic assistant message, or the whole API response), or a model's
-   * streaming reply as its SDK returns it (Chat Completions chunks, Responses events, Anthropic
-   * Messages events): each call is admitted the moment its block closes (`options.onStreamEvent`
-   * gets the text deltas and the whole turn).
-   */
   async run(callsOrMessage: readonly ToolCall[] | object, options: RunOptions = {}): Promise<ToolResult[]> {
     checkChoice('host.run(calls, { mode })', options.mode, DISPATCH_MODES)
     if (isModelStream(callsOrMessage)) {
@@ -281,7 +251,6 @@ export class Host {
     return all.promise
   }
 
-  /** A batch whose results are yielded as each completes (completion order). */
   async *stream(callsOrMessage: readonly ToolCall[] | object, options: RunOptions = {}): AsyncGenerator<ToolResult, void, undefined> {
     checkChoice('host.stream(calls, { mode })', options.mode, DISPATCH_MODES)
     if (isModelStream(callsOrMessage)) {
@@ -303,28 +272,17 @@ export class Host {
     yield* done
   }
 
-  /**
-   * The plan for a batch without running anything: footprints (and who decided them), what the
-   * permission system would decide, who waits for whom and why, each call's priority, and who is
-   * expected to wait for a worker or a rate slot (`explainPlan`).
-   */
   async explain(calls: readonly ToolCall[], options: { mode?: DispatchMode } = {}): Promise<{ mode: DispatchMode; calls: PlannedCall[] }> {
     checkChoice('host.explain(calls, { mode })', options.mode, DISPATCH_MODES)
     const mode = options.mode ?? this.mode
     return { mode, calls: await this.#lifecycle.preview(toCalls(calls), mode) }
   }
 
-  /** A call's footprint with this host's root and behaviour sets. */
+  /** A call's footprint with this host's root and behaviour sets (the benchmarks and tests read it). */
   footprintOf(tool: AnyTool, args: Record<string, unknown>): Footprint {
     return this.#lifecycle.footprintOf(tool, args)
   }
 
-  /**
-   * Refuses the calls still waiting for a person's approval or their tool's permission check; gives
-   * calls whose availability or permission is still undecided the interrupt grace
-   * (`dispatch.interrupt_grace_ms`), then answers them E_ABORTED; waits for every scheduled call to
-   * be released (running handlers finish), then runs the close hooks.
-   */
   async close(): Promise<void> {
     this.authoriser.shutdown?.()
     await this.#lifecycle.close()
@@ -332,4 +290,13 @@ export class Host {
     for (const closer of this.#closers.splice(0).reverse()) await closer()
     await this.#scheduler.estimates.save((message) => this.log.warn(message))
   }
+}
+
+/** What toolhost's own CLI, console, benchmarks and tests read of a host beyond `Host`: not public. */
+export type HostInternals = Pick<HostRuntime, 'pool' | 'estimates' | 'footprintOf'>
+
+/** The worker pool, duration estimates and footprints of a host createHost made. */
+export function internalsOf(host: Host): HostInternals {
+  if (!(host instanceof HostRuntime)) throw new TypeError('internalsOf: not a host made by createHost')
+  return host
 }

@@ -116,7 +116,30 @@ export function loadPluginFile(
   return run
 }
 
-type LoadOutcome = { ok: true; tools: string[] } | { ok: false; message: string; duplicate?: PluginLoadError['duplicate'] }
+type LoadOutcome = { ok: true; tools: string[] } | { ok: false; message: string; duplicate?: PluginLoadError['duplicate']; unsettled?: true }
+
+const CHANGED_WHILE_LOADING = new Error('the file changed while it was loading')
+
+/** The file as a stat sees it: a write changes one of these. */
+function stampOf(file: string): string {
+  try {
+    const s = statSync(file)
+    return `${s.ino}:${s.size}:${s.mtimeMs}`
+  } catch {
+    return 'gone'
+  }
+}
+
+/**
+ * Runs `load` and refuses what it registered when the file changed meanwhile: the import may have
+ * read it half-written (a writer that truncates and then writes leaves it empty in between, and an
+ * empty module registers nothing), and its tools must never replace the old ones then.
+ */
+async function unchangedWhile(file: string, load: () => Promise<unknown>): Promise<void> {
+  const before = stampOf(file)
+  await load()
+  if (stampOf(file) !== before) throw CHANGED_WHILE_LOADING
+}
 
 async function loadNow(file: string, registry: ToolRegistry, reload: boolean, timeoutMs: number): Promise<LoadOutcome> {
   const already = registry.namesFrom(file)
@@ -125,9 +148,11 @@ async function loadNow(file: string, registry: ToolRegistry, reload: boolean, ti
   const count = importCounts.get(file) ?? 0
   importCounts.set(file, count + 1)
   const version = count > 0 ? count : undefined
+  const load = (): Promise<unknown> => withinTime(withoutExit(file, () => importPlugin(file, version)), timeoutMs)
   try {
-    return { ok: true, tools: await registry.replaceSource(file, () => withinTime(withoutExit(file, () => importPlugin(file, version)), timeoutMs)) }
+    return { ok: true, tools: await registry.replaceSource(file, reload ? () => unchangedWhile(file, load) : load) }
   } catch (error) {
+    if (error === CHANGED_WHILE_LOADING) return { ok: false, message: `${file} changed while it was loading (a writer is still at it): its previous tools keep serving, and the next change reloads it`, unsettled: true }
     if (error === TIMED_OUT) {
       return { ok: false, message: `${file} did not finish loading within ${timeoutMs} ms (plugins.import_timeout_ms): its import waits for something (a top-level await, a connection) that has not come; none of its tools are registered` }
     }

@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs'
+import { closeSync, constants, realpathSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
@@ -25,12 +25,39 @@ export interface CompiledFile extends CompiledMeta {
  * compiled in memory. `TOOLHOST_TS_CACHE=off` turns it off; any other value names the folder.
  */
 export class TsCache {
-  readonly dir: string | undefined
+  #dir: string | undefined
   #secret: Buffer | null | undefined
 
   /** `dir`: the cache folder; undefined turns the cache off (every start compiles). */
   constructor(dir: string | undefined) {
-    this.dir = dir
+    this.#dir = dir
+  }
+
+  /** Uses `dir` from now on (Node 20's loader thread takes the main thread's). */
+  useDir(dir: string | undefined): void {
+    if (dir === this.#dir) return
+    this.#dir = dir
+    this.#secret = undefined
+  }
+
+  /** The cache folder; undefined when the cache is off. */
+  get dir(): string | undefined {
+    return this.#dir
+  }
+
+  /**
+   * Keeps the cache out of a workspace root: a cache inside one (the root at HOME holds ~/.cache)
+   * is a file a model's tools could re-sign (its secret sits beside the entries), so it moves to the
+   * temporary folder's, or is off when that too lies inside the root.
+   *
+   * @example
+   * tsCache.keepOutOf(os.homedir()) // ~/.cache/toolhost/ts becomes /tmp/toolhost-1000/ts
+   */
+  keepOutOf(root: string): void {
+    if (this.#dir === undefined || !isInside(this.#dir, root)) return
+    const fallback = path.join(os.tmpdir(), `toolhost-${typeof process.getuid === 'function' ? String(process.getuid()) : 'user'}`, 'ts')
+    this.#dir = isInside(fallback, root) ? undefined : fallback
+    this.#secret = undefined
   }
 
   /** The key of one compile: everything the output depends on, the source's bytes last. */
@@ -169,6 +196,21 @@ function isOwnFolder(dir: string): boolean {
 function isOwn(uid: number, mode: number): boolean {
   const me = typeof process.getuid === 'function' ? process.getuid() : uid
   return uid === me && (mode & 0o022) === 0
+}
+
+// Whether `dir` (real or as spelt, which may not exist yet) lies in `root` (a real path).
+function isInside(dir: string, root: string): boolean {
+  const spelt = path.resolve(dir)
+  let real = spelt
+  try {
+    real = realpathSync.native(spelt)
+  } catch {
+    // Not made yet: as spelt.
+  }
+  return [spelt, real].some((p) => {
+    const relative = path.relative(root, p)
+    return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative))
+  })
 }
 
 /**

@@ -4,7 +4,7 @@
 import { fileURLToPath } from 'node:url'
 import { formatOf } from './package-scope.js'
 import { typescriptCandidates, TYPESCRIPT_FILE } from './ts-resolve.js'
-import { compiledTypescript } from './ts-source.js'
+import { compiledTypescript, tsCache } from './ts-source.js'
 
 interface ResolveContext {
   parentURL?: string
@@ -14,8 +14,10 @@ type NextLoad = (url: string, context?: object) => Promise<object>
 
 let targets: Record<string, string> = {}
 
-export function initialize(data: { targets: Record<string, string> }): void {
+export function initialize(data: { targets: Record<string, string>; cacheDir?: string | null }): void {
   targets = data.targets
+  // The main thread's folder, which it kept out of every workspace root (tsCache.keepOutOf).
+  if (data.cacheDir !== undefined) tsCache.useDir(data.cacheDir ?? undefined)
 }
 
 export async function resolve(specifier: string, context: ResolveContext, next: NextResolve): Promise<{ url: string }> {

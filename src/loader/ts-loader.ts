@@ -5,7 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { formatOf } from './package-scope.js'
 import type { CompiledFile } from './ts-cache.js'
 import { typescriptCandidates, TYPESCRIPT_FILE } from './ts-resolve.js'
-import { compiledTypescript, prepareTypescript, tsconfigTextOf } from './ts-source.js'
+import { compiledTypescript, prepareTypescript, tsCache, tsconfigTextOf } from './ts-source.js'
 
 export { prepareTypescript }
 
@@ -154,6 +154,7 @@ function loadInThread(url: string, context: object, next: (url: string, context?
 // module that needs them; every later import of the process waits on that thread.
 function startLoaderThread(): void {
   if (threadData === undefined) return
-  Module.register(new URL('./ts-hooks-thread.js', import.meta.url), { data: threadData })
+  // The thread's cache is this thread's folder as it is now (kept out of the workspace root).
+  Module.register(new URL('./ts-hooks-thread.js', import.meta.url), { data: { ...threadData, cacheDir: tsCache.dir ?? null } })
   threadData = undefined
 }

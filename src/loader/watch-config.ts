@@ -32,13 +32,14 @@ export interface ConfigWatcher {
  * Live limits: watches config.yaml and, after a change settles, loads it again. A valid file's live
  * keys (`LIVE_KEYS`: worker limit, rate limits, timeouts) apply to calls not yet started; a changed key
  * that needs a restart is logged as such. An invalid file is rejected with its error (file and key)
- * and the limits in force stay; `onApplied` hears each config applied. The folder is watched, not the file, so an editor that saves by
+ * and the limits in force stay; `onApplied` hears each config applied; `vet` may take back what a
+ * reload must not change (under workspace trust: the hooks). The folder is watched, not the file, so an editor that saves by
  * renaming a new file over the old one is seen too.
  *
  * @example
  * if (config.plugins.watch && configFile) watchConfig(host, configFile, config)
  */
-export function watchConfig(host: ReloadableHost, file: string, loaded: ToolhostConfig, options: { debounceMs?: number; onApplied?: (next: ToolhostConfig) => void } = {}): ConfigWatcher {
+export function watchConfig(host: ReloadableHost, file: string, loaded: ToolhostConfig, options: { debounceMs?: number; onApplied?: (next: ToolhostConfig) => void; vet?: (next: ToolhostConfig) => ToolhostConfig } = {}): ConfigWatcher {
   const debounceMs = options.debounceMs ?? 100
   let timer: NodeJS.Timeout | undefined
   let queue: Promise<void> = Promise.resolve()
@@ -50,7 +51,7 @@ export function watchConfig(host: ReloadableHost, file: string, loaded: Toolhost
       clearTimeout(timer)
       timer = setTimeout(() => {
         queue = queue.then(() => {
-          const outcome = reloadConfig(host, file, state.loaded)
+          const outcome = reloadConfig(host, file, state.loaded, options.vet)
           if (outcome.kind !== 'applied') return
           state.loaded = outcome.next
           options.onApplied?.(outcome.next)
@@ -83,10 +84,10 @@ export function watchConfig(host: ReloadableHost, file: string, loaded: Toolhost
  * @example
  * reloadConfig(host, '/app/config.yaml', loadedAtStart) // { kind: 'applied', change: { live: ['dispatch.max_workers'], restart: [] }, next }
  */
-export function reloadConfig(host: ReloadableHost, file: string, before: ToolhostConfig): ConfigReload {
+export function reloadConfig(host: ReloadableHost, file: string, before: ToolhostConfig, vet: (next: ToolhostConfig) => ToolhostConfig = (next) => next): ConfigReload {
   let next: ToolhostConfig
   try {
-    next = loadConfig({ file, explicit: true }).config
+    next = vet(loadConfig({ file, explicit: true }).config)
   } catch (error) {
     const message = `${(error as Error).message}; the config in force is unchanged`
     host.log.error(message)

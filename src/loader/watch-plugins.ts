@@ -9,12 +9,16 @@ export type ReloadEvent =
   | { kind: 'loaded' | 'reloaded'; file: string; tools: string[] }
   | { kind: 'removed'; file: string; tools: string[] }
   | { kind: 'failed'; file: string; message: string; kept: string[] }
+  /** The file changed while it loaded (a writer still at it): the old tools keep serving; the next change reloads it. */
+  | { kind: 'unsettled'; file: string; message: string; kept: string[] }
 
 export interface WatchOptions extends PluginLoadOptions {
   /** Quiet time after the last change of a file before it is reloaded. Default 100 ms. */
   debounceMs?: number
   /** Called after each reload (the registry's onChange also fires for added and removed tools). */
   onReload?: (event: ReloadEvent) => void
+  /** Asked before a changed or new file is imported: a reason refuses it (its old tools keep serving). */
+  mayLoad?: (file: string) => Promise<string | undefined>
 }
 
 const PLUGIN_FILE = /\.(ts|mts|js|mjs)$/
@@ -48,7 +52,7 @@ export function watchPlugins(dirs: readonly string[], registry: ToolRegistry, op
     clearTimeout(timers.get(file))
     timers.set(file, setTimeout(() => {
       timers.delete(file)
-      queue = queue.then(() => reloadFile(file, registry, options)).then((event) => {
+      queue = queue.then(() => vetThenReload(file, registry, options)).then((event) => {
         if (event) options.onReload?.(event)
       }, () => {})
     }, debounceMs))
@@ -78,6 +82,14 @@ export function watchPlugins(dirs: readonly string[], registry: ToolRegistry, op
   }
 }
 
+async function vetThenReload(file: string, registry: ToolRegistry, options: WatchOptions): Promise<ReloadEvent | undefined> {
+  if (options.mayLoad !== undefined && existsSync(file)) {
+    const refused = await options.mayLoad(file)
+    if (refused !== undefined) return { kind: 'failed', file, message: refused, kept: registry.namesFrom(file) }
+  }
+  return reloadFile(file, registry, options)
+}
+
 /**
  * Brings the registry in line with `file` as it is on disk now; undefined when nothing changed.
  *
@@ -105,7 +117,7 @@ export async function reloadFile(file: string, registry: ToolRegistry, options: 
   // find the old tools, and a failed import leaves them serving.
   const outcome = await loadPluginFile(file, registry, true, options)
   if (outcome.ok) return { kind: had ? 'reloaded' : 'loaded', file, tools: outcome.tools }
-  return { kind: 'failed', file, message: outcome.message, kept: old.map((e) => e.tool.name) }
+  return { kind: outcome.unsettled ? 'unsettled' : 'failed', file, message: outcome.message, kept: old.map((e) => e.tool.name) }
 }
 
 /**
@@ -116,11 +128,14 @@ export async function reloadFile(file: string, registry: ToolRegistry, options: 
  * @example
  * if (config.plugins.watch) watchHostPlugins(host, pluginDirs)
  */
-export function watchHostPlugins(host: { log: Logger; registry: ToolRegistry; onClose(closer: () => void): void; config: { plugins: { import_timeout_ms: number } } }, dirs: readonly string[]): PluginWatcher {
+export function watchHostPlugins(host: { log: Logger; registry: ToolRegistry; onClose(closer: () => void): void; config: { plugins: { import_timeout_ms: number } } }, dirs: readonly string[], mayLoad?: WatchOptions['mayLoad']): PluginWatcher {
   const watcher = watchPlugins(dirs, host.registry, {
     importTimeoutMs: host.config.plugins.import_timeout_ms,
+    ...(mayLoad ? { mayLoad } : {}),
     onReload: (event) => {
-      if (event.kind === 'failed') {
+      if (event.kind === 'unsettled') {
+        host.log.debug(event.message)
+      } else if (event.kind === 'failed') {
         host.log.error(`plugin ${event.file} failed to reload: ${event.message}; still serving its previous tools${event.kept.length > 0 ? ` (${event.kept.join(', ')})` : ''}`)
       } else {
         host.log.info(`plugin ${event.file} ${event.kind}: ${event.tools.join(', ') || 'no tools'}`)

@@ -98,7 +98,7 @@ export async function approveByOwner(owner: CallOwner, request: ApprovalRequest,
     const answer = owner.round.answerFor(key)
     if (answer === undefined) {
       owner.round.require(key, approvalQuestion(request))
-      return { decision: 'deny', message: INPUT_REQUIRED_NOTE, by: 'mcp-input-required' }
+      return { decision: 'pending', note: INPUT_REQUIRED_NOTE, by: 'mcp-input-required' }
     }
     return approvalFrom(request, answer, 'mcp-input-required')
   }

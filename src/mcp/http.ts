@@ -63,6 +63,8 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
   // idle longer than `idleMs` are closed (the client gets 404 and initialises again).
   const idleMs = options.idleMs ?? SESSION_IDLE_MS
   const lastSeen = new Map<string, number>()
+  // Who opened each 2025 session (`ownerOf`): only they may use it.
+  const owners = new Map<string, string>()
   const open = new Map<string, number>() // requests still open per session (an SSE stream counts)
   const sweep = setInterval(() => {
     const cutoff = Date.now() - idleMs
@@ -130,6 +132,11 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
     if (sessionId !== undefined && !existing) {
       return reply(res, 404, 'Session not found: this mcp-session-id is unknown or ended; start a new session with an initialize request', -32001)
     }
+    // A session is its opener's: another authenticated principal (another user of the same OAuth
+    // client too) is refused it, and never answered in it.
+    if (existing && typeof sessionId === 'string' && owners.get(sessionId) !== ownerOf(req)) {
+      return reply(res, 403, 'this mcp-session-id belongs to another authenticated principal; start your own session with an initialize request')
+    }
     if (existing && typeof sessionId === 'string') {
       lastSeen.set(sessionId, Date.now())
       open.set(sessionId, (open.get(sessionId) ?? 0) + 1)
@@ -151,21 +158,25 @@ export async function serveHttp(host: Host, sessions: McpSessions, options: { po
       return reply(res, 503, `too many sessions: ${maxSessions} are open (serve.max_sessions); end one with DELETE, or retry once idle sessions close`)
     }
     const requested = body.params.protocolVersion
+    // Made here, so the session's server knows it: its calls' principal is the session (`http:<id>`).
+    const newId = randomUUID()
     const transport = new NodeStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      sessionIdGenerator: () => newId,
       eventStore: new MemoryEventStore(),
       retryInterval: SSE_RETRY_MS,
       onsessioninitialized: (id) => {
         transports.set(id, transport)
+        owners.set(id, ownerOf(req))
         lastSeen.set(id, Date.now())
         negotiated.set(id, SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION)
       },
     })
-    const server = createMcpServer(host, sessions, { seal, principal: 'http' })
+    const server = createMcpServer(host, sessions, { seal, principal: `http:${newId}` })
     sessions.add(server, { era: 'legacy' })
     transport.onclose = () => {
       if (transport.sessionId) {
         transports.delete(transport.sessionId)
+        owners.delete(transport.sessionId)
         lastSeen.delete(transport.sessionId)
         open.delete(transport.sessionId)
         negotiated.delete(transport.sessionId)
@@ -291,4 +302,10 @@ function alignProtocolVersion(req: IncomingMessage, agreed: string | undefined):
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     if (req.rawHeaders[i]!.toLowerCase() === 'mcp-protocol-version') req.rawHeaders[i + 1] = agreed
   }
+}
+
+/** Who sent a request, as a 2025 session is bound to it: the verified token's client id and subject (`req.auth`), else nobody in particular. */
+function ownerOf(req: IncomingMessage): string {
+  const auth = (req as IncomingMessage & { auth?: { clientId?: string; extra?: { subject?: unknown } } }).auth
+  return auth === undefined ? '' : `${auth.clientId ?? ''}\u0000${typeof auth.extra?.subject === 'string' ? auth.extra.subject : ''}`
 }

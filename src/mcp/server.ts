@@ -19,9 +19,12 @@ const DEFAULT_LOG_LEVEL: McpLogLevel = 'info'
 
 /**
  * How long a 2026 client may keep a `tools/list` answer (`ttlMs`, scope `private`: the list depends
- * on the client's capabilities). Changes reach it sooner through `subscriptions/listen`.
+ * on the client's capabilities) or a `resources/templates/list` one (scope `public`). Both change when
+ * plugins reload or register (hot reload, an embedding registering later), so the hint is short: a
+ * client not listening holds a stale list at most this long. Changes reach a listening client at once
+ * through `subscriptions/listen`.
  */
-export const TOOLS_LIST_TTL_MS = 10_000
+export const LIST_TTL_MS = 10_000
 
 /** Options of `createMcpServer`: what the instance serves and how it seals multi round-trip state. */
 export interface McpServerOptions {
@@ -70,8 +73,8 @@ export function createMcpServer(host: Host, sessions: McpSessions, options: McpS
     capabilities: { tools: { listChanged: true }, logging: {}, ...PROMPT_RESOURCE_CAPABILITIES },
     instructions: 'toolhost: workspace tools. Tool failures come back as results with isError and a code (E_…) saying what to fix.',
     cacheHints: {
-      'tools/list': { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' },
-      'resources/templates/list': { ttlMs: 60 * 60_000, cacheScope: 'public' },
+      'tools/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
+      'resources/templates/list': { ttlMs: LIST_TTL_MS, cacheScope: 'public' },
     },
   })
   servePromptsAndResources(server, host, sessions)
@@ -166,6 +169,8 @@ export async function serveStdio(
  * that closes the connection.
  *
  * @example
+ * import { InMemoryTransport } from '@modelcontextprotocol/server'
+ *
  * const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
  * const close = serveConnection(host, sessions, serverSide)
  */

@@ -44,8 +44,9 @@ export async function answerToolCall(
   const { host, sessions } = tc
   const { name } = request.params
   const args = request.params.arguments ?? {}
-  // The authenticated client (a bearer token's id) or the connection: its calls' principal, and what a sealed state is bound to.
-  const who = ctx.http?.authInfo?.clientId ?? tc.principal
+  // The authenticated client and user (a bearer token's client id and subject) or the connection
+  // (a 2025 session's own): its calls' principal, what a sealed state and "allow for the session" are bound to.
+  const who = authenticatedWho(ctx.http?.authInfo) ?? tc.principal
   const principal = callerOf(who, client)
   if (!host.registry.has(name)) {
     // Through the host first, so it is refused like any call (its event, the console's timeline,
@@ -117,9 +118,17 @@ async function answersSoFar(seal: RequestStateSeal, binding: StateBinding, ctx: 
   return answers
 }
 
+/** `<client id>` or, for a user of it, `<client id>/<subject>` (two users of one OAuth client are two principals). */
+function authenticatedWho(auth: { clientId: string; extra?: Record<string, unknown> } | undefined): string | undefined {
+  if (auth === undefined) return undefined
+  const subject = auth.extra?.subject
+  return typeof subject === 'string' && subject !== '' && subject !== auth.clientId ? `${auth.clientId}/${subject}` : auth.clientId
+}
+
 /**
- * Who sent a call, for its audit lines (`principal`): `mcp:` and the authenticated client id (a
- * bearer token's) or the connection (`http`, `stdio:<id>`), and the client's name as it gave it.
+ * Who sent a call, for its audit lines (`principal`): `mcp:` and the authenticated client id and
+ * subject (a bearer token's) or the connection (`http:<session>` for a 2025 session, `http` for
+ * 2026 requests, `stdio:<id>`), and the client's name as it gave it.
  */
 function callerOf(who: string, client: RequestClient): string {
   const name = client.info?.name

@@ -36,7 +36,8 @@ export function describeEvent(event: HostEvent): string {
     case 'checked':
       return `call ${event.id} checked: ${event.outcome === 'asking' ? 'asks a person' : event.outcome}${event.code ? ` (${event.code})` : ''}`
     case 'answered':
-      return `call ${event.id} answered at ${event.at} ms: ${event.result.ok ? 'ok' : (event.result.error?.code ?? 'failed')}`
+      // A failure's message too: it says what went wrong and, for a handler that threw, where.
+      return `call ${event.id} answered at ${event.at} ms: ${event.result.ok ? 'ok' : `${event.result.error?.code ?? 'failed'}${event.result.error ? `: ${event.result.error.message}` : ''}`}`
     case 'approval':
       return `call ${event.id} ${event.outcome}${event.code ? ` (${event.code})` : ''}`
     default: {

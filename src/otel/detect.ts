@@ -8,7 +8,7 @@ const API_GLOBAL = Symbol.for('opentelemetry.js.api.1')
  * SDK's `register()` / `NodeSDK.start()`, or `trace.setGlobalTracerProvider`).
  *
  * @example
- * if (isOpenTelemetryRegistered()) (await import('./instrument-host.js')).instrumentHost(host)
+ * if (isOpenTelemetryRegistered()) (await import('toolhost/otel')).instrumentHost(host)
  */
 export function isOpenTelemetryRegistered(): boolean {
   const api = (globalThis as Record<symbol, { trace?: unknown; metrics?: unknown } | undefined>)[API_GLOBAL]

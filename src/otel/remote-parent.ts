@@ -16,6 +16,8 @@ const metaGetter: TextMapGetter<Record<string, unknown>> = {
  * @example
  * const results = await withRemoteParent(request.params._meta, () => host.run(calls))
  */
-export function withRemoteParent<T>(meta: Record<string, unknown>, fn: () => T): T {
+export function withRemoteParent<T>(meta: Record<string, unknown> | undefined, fn: () => T): T {
+  // A request without `_meta` has no parent to take: `fn` runs in the context active now.
+  if (meta === undefined) return fn()
   return context.with(propagation.extract(context.active(), meta, metaGetter), fn)
 }

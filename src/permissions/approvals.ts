@@ -22,14 +22,17 @@ export interface ApprovalRequest {
  * the same subject (paths, command or arguments) for the life of the host. `cannot-ask` says no one
  * could be asked (`why`: e.g. the MCP client cannot answer questions): a standby approver such as the
  * console is asked next, and without one the call is refused, the result saying nobody refused it
- * and what would allow it. `by` names who answered, for the audit log (`terminal`, `--yes`,
- * `mcp-elicitation`, `console`, …).
+ * and what would allow it. `pending` says the question went to the person and the answer comes
+ * later, with another request (an MCP 2026 client's `input_required` round): nobody has decided, the
+ * call does not run now, and the audit log says so (`decision: "pending"`), never a refusal. `by`
+ * names who answered, for the audit log (`terminal`, `--yes`, `mcp-elicitation`, `console`, …).
  */
 export type ApprovalAnswer =
   | { decision: 'allow-once'; by?: string }
   | { decision: 'allow-session'; by?: string }
   | { decision: 'deny'; message?: string; by?: string }
   | { decision: 'cannot-ask'; why: string; by?: string }
+  | { decision: 'pending'; note: string; by?: string }
 
 /**
  * Asks a person about every call of a batch that needs asking, all at once, before any of them runs;
@@ -49,7 +52,7 @@ export type ApproveHandler = (requests: readonly ApprovalRequest[], signal: Abor
  *
  * @example
  * const standby: StandbyApprover = { isPresent: () => pagesOpen > 0, approve: askInTheBrowser }
- * const detach = gate.attachStandby(standby)
+ * const detach = host.authoriser.attachStandby?.(standby)
  */
 export interface StandbyApprover {
   isPresent(): boolean
@@ -84,35 +87,51 @@ export function withStandby(first: ApproveHandler | undefined, standby: StandbyA
  */
 export const approveEverything: ApproveHandler = async (requests) => requests.map(() => ({ decision: 'allow-once', by: '--yes' }))
 
-/** Calls the person allowed for the session: per tool, the subject keys they covered. */
+/**
+ * Calls the person allowed for the session: per caller and tool, the subject keys they covered. The
+ * caller is the call's principal (`RunOptions.principal`: an MCP client's authenticated id and
+ * subject, or its connection or 2025 session; the console; none for the embedding's own calls): an
+ * answer given for one caller never covers another's calls.
+ */
 export class SessionApprovals {
   readonly #allowed = new Map<string, Set<string>>()
+  // The tools some caller has an approval for: the judge's fast path asks only this.
+  readonly #tools = new Set<string>()
 
-  /** Remembers that `tool` may touch these subject keys for the rest of the session. */
-  remember(tool: string, keys: readonly string[]): void {
-    let set = this.#allowed.get(tool)
-    if (!set) this.#allowed.set(tool, (set = new Set()))
-    for (const key of keys) set.add(key)
+  /** Remembers that `principal`'s calls of `tool` may touch these subject keys for the rest of the session. */
+  remember(principal: string | undefined, tool: string, keys: readonly string[]): void {
+    const key = scopeKey(principal, tool)
+    let set = this.#allowed.get(key)
+    if (!set) this.#allowed.set(key, (set = new Set()))
+    for (const k of keys) set.add(k)
+    this.#tools.add(tool)
   }
 
-  /** True when some call of `tool` was allowed for the session (only then can `covers` be true). */
+  /** True when some caller's call of `tool` was allowed for the session (only then can `covers` be true). */
   hasTool(tool: string): boolean {
-    return this.#allowed.has(tool)
+    return this.#tools.has(tool)
   }
 
-  /** True when every subject key of the call was allowed for the session before. */
-  covers(tool: string, keys: readonly string[]): boolean {
-    const set = this.#allowed.get(tool)
+  /** True when every subject key of `principal`'s call was allowed for the session before, for that principal. */
+  covers(principal: string | undefined, tool: string, keys: readonly string[]): boolean {
+    const set = this.#allowed.get(scopeKey(principal, tool))
     return set !== undefined && keys.length > 0 && keys.every((k) => set.has(k))
   }
+}
+
+// One caller's approvals of one tool (a NUL cannot be in a tool name).
+function scopeKey(principal: string | undefined, tool: string): string {
+  return `${principal ?? ''}\u0000${tool}`
 }
 
 /** An answer as the handler gave it, checked; anything else is undefined (and the call is denied). */
 export function checkAnswer(value: unknown): ApprovalAnswer | undefined {
   if (typeof value !== 'object' || value === null) return undefined
-  const { decision, message, by, why } = value as Record<string, unknown>
+  const { decision, by, why } = value as Record<string, unknown>
+  const message = (value as Record<string, unknown>).message ?? (value as Record<string, unknown>).note
   const who = typeof by === 'string' && by !== '' ? { by } : {}
   if (decision === 'allow-once' || decision === 'allow-session') return { decision, ...who }
+  if (decision === 'pending') return { decision, note: typeof message === 'string' && message.trim() !== '' ? message.trim() : 'waiting for the person\'s answer', ...who }
   if (decision === 'cannot-ask') return { decision, why: typeof why === 'string' && why.trim() !== '' ? why.trim() : 'the approver could not reach anyone', ...who }
   if (decision === 'deny') return { decision, ...(typeof message === 'string' && message.trim() !== '' ? { message: message.trim() } : {}), ...who }
   return undefined

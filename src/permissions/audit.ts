@@ -15,10 +15,14 @@ export interface AuditEntry {
   args: unknown
   /** What rules were matched against: the call's canonical paths, its command, or its value. */
   subject: string
-  /** `allow`, `ask`, `deny` from the permission system; `allow-once`, `allow-session`, `deny` from the person. */
-  decision: 'allow' | 'ask' | 'deny' | 'allow-once' | 'allow-session'
-  /** Who decided: a rule, the tool, the mode, an earlier session approval, the person, or nobody to ask. */
-  by: DecidedBy | 'person' | 'no-approver' | 'host'
+  /**
+   * `allow`, `ask`, `deny` from the permission system; `allow-once`, `allow-session`, `deny` from the
+   * person; `pending` while the person has been asked and has not answered (no decision: the call
+   * did not run, and runs again with the answer).
+   */
+  decision: 'allow' | 'ask' | 'deny' | 'allow-once' | 'allow-session' | 'pending'
+  /** Who decided: a rule, the tool, the mode, an earlier session approval, the person, nobody to ask; `asking` for a pending question. */
+  by: DecidedBy | 'person' | 'no-approver' | 'host' | 'asking'
   /** The rule that decided, e.g. `permissions.deny[0] read_file(**\/*.pem)`. */
   rule?: string
   /** For a hook's own decision (`by: 'hook'`): which hook, e.g. `before_call hooks.before_call[0]`. */

@@ -12,6 +12,7 @@ import { JudgedCall, snapshotArgs } from './judged-call.js'
 import { isEditCall, type CallFacts } from './modes.js'
 import type { PermissionRules } from './rules.js'
 import { safeDestructive, safeReadOnly, subjectKeys, subjectOf, type CallSubject, type SubjectContext } from './subjects.js'
+import { CALL_ERRORS } from '../contract/call-errors.js'
 
 /** A call after the tool had its say and the permission system decided: decided, or refused outright. */
 export type Judged = { refused: ToolError; item: AuthoriseItem } | JudgedCall
@@ -156,7 +157,7 @@ export class CallJudge {
     const keys = subjects.flatMap(subjectKeys)
     const destructive = safeDestructive(tool, snapshot, behaviour)
     const facts: CallFacts = { readOnly: safeReadOnly(tool, snapshot, behaviour), destructive, edit: isEditCall(tool.name, subject, destructive) }
-    const decision = this.#decide(tool.name, subjects, facts, toolSay, this.#session.covers(tool.name, keys), needsApproval, item.hookAsk)
+    const decision = this.#decide(tool.name, subjects, facts, toolSay, this.#session.covers(item.principal, tool.name, keys), needsApproval, item.hookAsk)
     return new JudgedCall(item, args, snapshot, context, decision, facts, subject, keys)
   }
 
@@ -222,7 +223,7 @@ const CHECK_STOPPED = new Error('the permission check was stopped')
 
 // The run was interrupted, or the host closed, while the tool's permission check ran (or before).
 function checkStopped(tool: string): ToolError {
-  return { code: 'E_ABORTED', message: `${tool} did not run: the run was interrupted or the host closed while its permission check was running` }
+  return CALL_ERRORS.stoppedInCheck(tool)
 }
 
 const BEHAVIORS = new Set(['allow', 'deny', 'ask', 'passthrough'])
@@ -244,7 +245,7 @@ function revalidate(on: DecidingFor, name: string, updated: unknown): ToolError 
   const problem = checkArgumentLimits(updated, argumentLimitsOf(on.host.settings.config), true)
   if (problem !== undefined) return { code: 'E_ARGS_INVALID', message: `${prefix} (${problem}); ${suffix}` }
   const entry = on.tools.entry(name)
-  if (!entry) return { code: 'E_TOOL_UNKNOWN', message: `the tool "${name}" was removed` }
+  if (!entry) return CALL_ERRORS.removedTool(name)
   if (entry.validate(updated)) return undefined
   return { code: 'E_ARGS_INVALID', message: `${prefix}: ${describeSchemaErrors(entry.validate.errors, updated).join('; ')}; ${suffix}` }
 }

@@ -1,6 +1,7 @@
 import path from 'node:path'
 import type { ToolhostConfig } from '../config/types.js'
 import { ToolhostError } from '../contract/errors.js'
+import { CALL_ERRORS } from '../contract/call-errors.js'
 import type { AuthoriseContext, Authoriser, DecidingFor } from './authoriser.js'
 import type { AuthoriseDecision, AuthoriseItem } from '../dispatch/admit/authorise-item.js'
 import { isCaseInsensitiveFs } from '../workspace/paths.js'
@@ -241,12 +242,17 @@ export class PermissionGate implements Authoriser {
       this.#recordDecision(j, { decision: 'deny', by: 'no-approver', reason: message, ...answeredBy })
       return { code: 'E_DENIED', message }
     }
+    if (outcome.decision === 'pending') {
+      // Asked, not answered: the call stops here and runs again with the answer. No one decided.
+      this.#recordDecision(j, { decision: 'pending', by: 'asking', reason: `${tool} is waiting for the person's answer (${outcome.note}); nobody has decided yet`, ...answeredBy })
+      return CALL_ERRORS.awaitingAnswer(tool, outcome.note)
+    }
     if (outcome.decision === 'deny') {
       const message = personDeniedMessage(tool, outcome.message)
       this.#recordDecision(j, { decision: 'deny', by: 'person', reason: message, ...answeredBy })
       return { code: 'E_DENIED', message }
     }
-    if (outcome.decision === 'allow-session') this.#session.remember(tool, j.keys())
+    if (outcome.decision === 'allow-session') this.#session.remember(j.item.principal, tool, j.keys())
     this.#recordDecision(j, { decision: outcome.decision, by: 'person', reason: `the person answered ${outcome.decision}`, ...answeredBy })
     return undefined
   }

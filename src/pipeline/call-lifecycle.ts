@@ -28,8 +28,9 @@ import { HookStage, type HookStageParts } from './hook-stage.js'
 import type { PlannedCall } from './planned-call.js'
 import type { ResultSink } from './result-sinks.js'
 import type { RunOptions } from './run-options.js'
+import { CALL_ERRORS } from '../contract/call-errors.js'
 
-const HOST_CLOSED: ToolError = { code: 'E_ABORTED', message: 'the call was not run: the host closed while its batch\'s hooks ran' }
+const HOST_CLOSED: ToolError = CALL_ERRORS.closedInHooks()
 
 /**
  * The ports the lifecycle is given. The host builds each once and implements none of them itself:
@@ -258,7 +259,7 @@ export class CallLifecycle {
     const controller = new AbortController()
     const context = new CallContext(this.#parts.context, item.call.id, item.tool.name, controller, this.#reporter)
     const dispatch = this.#parts.context.settings.config.dispatch
-    return executeCall(item.tool, args, context, controller, { timeoutMs: item.tool.timeoutMs ?? dispatch.timeout_ms, graceMs: dispatch.interrupt_grace_ms, onAbandon: this.#warnAbandoned })
+    return executeCall(item.tool, args, context, controller, { timeoutMs: item.tool.timeoutMs ?? dispatch.timeout_ms, graceMs: dispatch.interrupt_grace_ms, onAbandon: this.#warnAbandoned, sources: this.#parts.registry })
   }
 
   // 7. Shape: a scheduled call's outcome as its result, at once or once it may be (a huge value waits

@@ -1,3 +1,4 @@
+import type { ControlPlane } from '../contract/types.js'
 import path from 'node:path'
 import type { ToolhostConfig } from '../config/types.js'
 import type { Logger } from '../contract/types.js'
@@ -14,6 +15,8 @@ export interface ProcessHostPart {
   readonly log: Logger
   /** The host's environment: the base environment of every command (createHost's `env`). */
   readonly env: NodeJS.ProcessEnv
+  /** What configures or programs the host: read-only in the sandbox, and a command writing it asks. */
+  readonly controlPlane?: ControlPlane
 }
 
 /** A host's open process registry, and how it closes with the host. */
@@ -39,8 +42,9 @@ export async function openProcessRegistry(host: ProcessHostPart): Promise<Opened
   const patterns = compileDangerousPatterns(host.config.terminal.dangerous_patterns, host.configFile ?? 'createHost({ config })')
   const where = host.configFile ?? 'createHost({ config })'
   const options = { ...ProcessRegistry.optionsFromConfig(host.config, host.root, host.log), env: host.env }
-  // The host's own state (checkpoint, logs) stays read-only inside the sandbox: a command must not forge it.
-  const decideSandboxNow = (): SandboxDecision => decideSandbox(host.config.terminal, { root: host.root, readOnly: [...new Set([path.dirname(options.checkpoint), options.dir])], where })
+  // The host's own state (checkpoint, logs) and its control plane (config, plugin folders, hook
+  // scripts, .env) stay read-only inside the sandbox: a command must not forge or reprogram them.
+  const decideSandboxNow = (): SandboxDecision => decideSandbox(host.config.terminal, { root: host.root, readOnly: [...new Set([path.dirname(options.checkpoint), options.dir, ...(host.controlPlane?.paths ?? [])])], where })
   // terminal.sandbox: bwrap where bwrap cannot run is a fault of configuration: found at start-up.
   // Otherwise (auto, off) the decision waits for the first command: deciding auto runs bwrap once.
   const eager = host.config.terminal.sandbox === 'bwrap' ? decideSandboxNow() : undefined
@@ -52,7 +56,7 @@ export async function openProcessRegistry(host: ProcessHostPart): Promise<Opened
     return { ...(sandbox.plan ? { sandbox: sandbox.plan } : {}), sandboxStatus: sandbox.status, ...contain, containmentStatus: containment.status }
   }
   const processes = await ProcessRegistry.open({ ...options, decideLaunch })
-  const unpublish = publishDangerousPatterns(host.root, patterns)
+  const unpublish = publishDangerousPatterns(host.root, patterns, host.controlPlane)
   return {
     processes,
     async close() {

@@ -1,4 +1,4 @@
-import { closeSync, linkSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs'
+import { closeSync, linkSync, mkdirSync, openSync, renameSync, rmSync, lstatSync, writeSync } from 'node:fs'
 import path from 'node:path'
 import { isSameProcess, processStartTime } from './start-time.js'
 import { readStateFile, stateFolderProblem } from '../workspace/state-files.js'
@@ -76,7 +76,8 @@ export class CheckpointLock {
       }
       const holder = readOwner(this.file)
       if (holder === 'gone') continue
-      if (holder === undefined || !isSameProcess(holder.pid, holder.startTime) || lockAgeMs(this.file) > STALE_AFTER_MS) {
+      // Dated in the future, a lock was never a live holder's (a planted one waited out every start).
+      if (holder === undefined || !isSameProcess(holder.pid, holder.startTime) || Math.abs(lockAgeMs(this.file)) > STALE_AFTER_MS) {
         this.#breakStale(holder)
         continue
       }
@@ -139,7 +140,7 @@ export class CheckpointLock {
 
 function lockAgeMs(file: string): number {
   try {
-    return Date.now() - statSync(file).mtimeMs
+    return Date.now() - lstatSync(file).mtimeMs
   } catch {
     return 0
   }

@@ -1,6 +1,8 @@
 import { DEFAULT_DANGEROUS_PATTERNS } from '../config/defaults.js'
 import { ToolhostError } from '../contract/errors.js'
 import { analyseCommand } from '../shell/analyse-command.js'
+import type { ControlPlane } from '../contract/types.js'
+import { writesControlPlane } from './control-plane-commands.js'
 import { compileLinearRegex, LINEAR_REGEX_SYNTAX, type LinearRegex } from '../patterns/linear-regex.js'
 
 /** A compiled dangerous pattern (RE2: linear time on the model's command, however long). */
@@ -15,11 +17,13 @@ export type DangerousPattern = Pick<LinearRegex, 'test'>
  * process-wide table (on `globalThis`, shared by every copy of this module, as plugins get their own
  * copy through tsx). A command is destructive when it matches the list of an open host with the
  * given root; without a root (or no host with it), the list of ANY open host — the strictest answer
- * wins; the built-in defaults apply while no host is open.
+ * wins; the built-in defaults apply while no host is open. A command the parse sees writing to a
+ * host's control plane (config file, plugin folders, .env, hook scripts, .toolhost/) counts too, so
+ * it asks even in `auto`.
  */
 
 const TABLE = Symbol.for('toolhost.dangerousPatterns')
-type Table = Map<symbol, { root: string; patterns: readonly DangerousPattern[] }>
+type Table = Map<symbol, { root: string; patterns: readonly DangerousPattern[]; controlPlane?: ControlPlane }>
 
 function table(): Table {
   const store = globalThis as unknown as Record<symbol, Table | undefined>
@@ -66,10 +70,10 @@ export function isDangerousCommand(command: string, patterns: readonly Dangerous
   return patterns.some((pattern) => pattern.test(command) || analysis.commands.some((c) => pattern.test(c)))
 }
 
-/** Publishes a host's patterns (and its root) until the returned function is called (on host close). */
-export function publishDangerousPatterns(root: string, patterns: readonly DangerousPattern[]): () => void {
+/** Publishes a host's patterns (its root, its control plane) until the returned function is called (on host close). */
+export function publishDangerousPatterns(root: string, patterns: readonly DangerousPattern[], controlPlane?: ControlPlane): () => void {
   const key = Symbol('host')
-  table().set(key, { root, patterns })
+  table().set(key, { root, patterns, ...(controlPlane ? { controlPlane } : {}) })
   return () => {
     table().delete(key)
   }
@@ -87,10 +91,10 @@ let defaults: DangerousPattern[] | undefined
 export function isDangerousForOpenHosts(command: string, root?: string): boolean {
   const hosts = [...table().values()]
   const sameRoot = root === undefined ? [] : hosts.filter((h) => h.root === root)
-  const lists = (sameRoot.length > 0 ? sameRoot : hosts).map((h) => h.patterns)
-  if (lists.length === 0) {
+  const judged = sameRoot.length > 0 ? sameRoot : hosts
+  if (judged.length === 0) {
     defaults ??= compileDangerousPatterns(DEFAULT_DANGEROUS_PATTERNS, 'built-in defaults')
     return isDangerousCommand(command, defaults)
   }
-  return lists.some((patterns) => isDangerousCommand(command, patterns))
+  return judged.some((h) => isDangerousCommand(command, h.patterns) || (h.controlPlane !== undefined && writesControlPlane(command, h.root, h.controlPlane)))
 }

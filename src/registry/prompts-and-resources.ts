@@ -34,7 +34,7 @@ interface Staging {
  * @example
  * const { messages } = await registry.promptsAndResources.renderPrompt('review', { path: 'README.md' })
  * const contents = await registry.promptsAndResources.readResource('notes://todo')
- * const off = registry.promptsAndResources.onListChanged((change) => change.prompts && notifyPromptsChanged())
+ * const off = registry.promptsAndResources.onListChanged((change) => change.prompts && console.log('the prompts changed'))
  */
 export class PromptsAndResources {
   readonly #prompts = new Map<string, Entry>()

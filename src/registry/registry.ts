@@ -139,7 +139,8 @@ export class ToolRegistry {
    * tools stay. Resolves with the names of the tools now registered by `source`, sorted.
    *
    * @example
-   * await registry.replaceSource('/w/plugins/weather.ts', () => importPlugin('/w/plugins/weather.ts', 2))
+   * const file = '/w/plugins/weather.js'
+   * await registry.replaceSource(file, () => import(file))
    */
   async replaceSource(source: string, load: () => Promise<unknown>): Promise<string[]> {
     if (this.#staging !== undefined) throw new Error(`${source} cannot be loaded while ${this.#staging.source} is loading`)

@@ -7,7 +7,8 @@ import { ANNOTATION_FORMATS, createAjv, schemaDialect, typeName } from './schema
 /**
  * Every fault of a schema that failed to compile, each in plain words with its JSON path inside the
  * schema: what the meta-schema refuses, then ajv's strict-mode faults (unknown keywords, `required`
- * naming an undeclared property, unknown formats), all of them, not only the first. Called only
+ * naming an undeclared property, unknown formats), all of them, not only the first, and all of them
+ * together whichever kinds there are (a meta-schema refusal hides no `required` fault). Called only
  * when a compile has failed: a fresh ajv collects the faults instead of stopping at the first.
  *
  * @example
@@ -22,7 +23,9 @@ export function schemaProblems(schema: JsonSchema): string[] {
   if (!meta.validateSchema(schema)) {
     const known = Object.keys(meta.RULES.keywords)
     const unknown = schemaPlaces(schema).flatMap((p) => Object.keys(p.node).filter((k) => !Object.hasOwn(meta.RULES.keywords, k)).map((k) => `${where(p.parts)}: unknown keyword "${k}"${hint(k, known)}`))
-    return [...describeMetaErrors(meta.errors ?? [], schema), ...unknown]
+    // The faults the compiler would have found next, found by the same walk: every fault at once,
+    // so a `required` naming an undeclared property shows before the rest are fixed (issue 31).
+    return [...describeMetaErrors(meta.errors ?? [], schema), ...unknown, ...undeclaredRequired(schema), ...unknownFormats(schema)]
   }
   const formats: string[] = []
   const problems: string[] = []
@@ -86,6 +89,28 @@ function describeStrictFault(fault: string, schema: JsonSchema, keywords: readon
     return [`${where(parts.concat('required'))} names "${required[1]}", which \`properties\` does not declare${hint(required[1]!, declared)}`]
   }
   return [message]
+}
+
+/** `required` names that the same schema object's `properties` does not declare (ajv's strictRequired, by walking). */
+function undeclaredRequired(schema: JsonSchema): string[] {
+  return schemaPlaces(schema).flatMap((p) => {
+    const { required, properties } = p.node
+    if (!Array.isArray(required)) return []
+    const declared = typeof properties === 'object' && properties !== null && !Array.isArray(properties) ? Object.keys(properties) : []
+    return required
+      .filter((name): name is string => typeof name === 'string' && !declared.includes(name))
+      .map((name) => `${where(p.parts.concat('required'))} names "${name}", which \`properties\` does not declare${hint(name, declared)}`)
+  })
+}
+
+/** `format` values toolhost does not accept, by walking (the compiler stops at the first). */
+function unknownFormats(schema: JsonSchema): string[] {
+  const accepted: readonly string[] = ANNOTATION_FORMATS
+  return schemaPlaces(schema).flatMap((p) => {
+    const { format } = p.node
+    if (typeof format !== 'string' || accepted.includes(format)) return []
+    return [`${where(p.parts.concat('format'))}: unknown format "${format}"${hint(format, ANNOTATION_FORMATS)}; the formats accepted are ${ANNOTATION_FORMATS.join(', ')}`]
+  })
 }
 
 /** Every schema object inside `schema` (itself included) with the path to it. */

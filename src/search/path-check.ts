@@ -2,7 +2,7 @@
 // the start, no node_modules or .git folder below it, no temp file, not denied, and reached without
 // any link (links are never followed).
 import path from 'node:path'
-import { isTempFileName } from '../workspace/atomic-write.js'
+import { isTempFileName } from '../workspace/temp-file-names.js'
 import { canonicalPath, comparablePath } from '../workspace/paths.js'
 import type { Workspace } from '../workspace/workspace.js'
 import { passesGlob, type CompiledSearch } from './compile-search.js'

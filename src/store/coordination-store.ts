@@ -79,12 +79,8 @@ export interface HeldClaim {
  * host holds (`onShare`), and lets the other host past only after that.
  *
  * @example
- * const store = await openStore({ store: 'local', root: '/ws', log })
- * store.onShare(() => scheduler.heldClaims())
- * if (store.needsAsk) {
- *   const lease = await store.acquire({ call: 'call_1', claim: footprint }, { onWait: (waits) => report(waits) })
- *   try { await run() } finally { if (lease) store.release(lease) }
- * }
+ * const store = host.services.store
+ * console.log(store.scope) // 'process' (memory), 'machine' (local) or 'cluster' (Redis)
  */
 export interface CoordinationStore {
   /** `memory`, `local`, or a remote store's scheme. */

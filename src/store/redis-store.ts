@@ -158,7 +158,8 @@ export class RedisStore implements CoordinationStore {
       this.#joined = true
       if (!this.#reachable) {
         this.#reachable = true
-        this.#log.info(`the coordination store at ${this.where} is reachable again`)
+        // At warn, as loud as the outage it ends: a log read at warn sees both.
+        this.#log.warn(`the coordination store at ${this.where} is reachable again; calls that need it run again`)
       }
     } catch (error) {
       this.#lost(error)

@@ -7,7 +7,7 @@ import type { Logger } from '../contract/types.js'
 import { readStateFile, stateFolderProblem } from '../workspace/state-files.js'
 import type { StateBackend } from './state-store.js'
 import { tryLockFolder, unlockFolder } from './folder-lock.js'
-import { emptyState, isEmptyState, pruneState, type HostEntry, type StoreState } from './store-state.js'
+import { emptyState, isEmptyState, isStoreState, pruneState, type HostEntry, type StoreState } from './store-state.js'
 
 // Thousands of leases take well under this; a larger file is not one a host wrote.
 const MAX_STATE_BYTES = 8 << 20
@@ -123,7 +123,7 @@ export class StateFile implements StateBackend {
     let pause = 1
     for (;;) {
       try {
-        if (tryLockFolder(this.#lock, LOCK_STALE_MS)) return async () => unlockFolder(this.#lock)
+        if (tryLockFolder(this.#lock, LOCK_STALE_MS, (why) => this.#log.warn(`the coordination store's lock ${this.#lock} was set aside: ${why}`))) return async () => unlockFolder(this.#lock)
       } catch (error) {
         // No folder yet (the first host, or the last one out removed it): make it and try again.
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
@@ -139,15 +139,27 @@ export class StateFile implements StateBackend {
   #read(): StoreState {
     const read = readStateFile(this.#file, MAX_STATE_BYTES)
     if (read === undefined) return emptyState()
-    if ('problem' in read) throw new Error(read.problem)
+    // Every host renews its entry within a second, so starting over loses only a moment's leases.
+    if ('problem' in read) return this.#setAside(read.problem)
     try {
       const state = JSON.parse(read.text) as StoreState
-      if (state?.version === 1 && typeof state.hosts === 'object' && Array.isArray(state.leases) && Array.isArray(state.waiters)) return state
+      if (isStoreState(state)) return state
     } catch {
       // fall through: unreadable
     }
-    // Every host renews its entry within a second, so starting over loses only a moment's leases.
-    this.#log.warn(`the coordination store's state ${this.#file} was unreadable; it starts over`)
+    return this.#setAside(`${this.#file} is not a state this host can read`)
+  }
+
+  // A state no host wrote (a link, a folder, oversized, malformed: what a repository can ship) is
+  // moved aside, never followed or deleted, and the store starts over.
+  #setAside(problem: string): StoreState {
+    const aside = `${this.#file}.${Date.now().toString(36)}.set-aside`
+    try {
+      renameSync(this.#file, aside)
+      this.#log.warn(`the coordination store's state was set aside as ${aside} (${problem}); it starts over`)
+    } catch (error) {
+      throw new Error(`${problem}; it could not be set aside: ${(error as Error).message}`)
+    }
     return emptyState()
   }
 

@@ -60,6 +60,21 @@ export const RENEW_EVERY_MS = 1000
 /** A waiter not seen for this long gave up (its host polls far more often). */
 export const WAITER_TTL_MS = 3000
 
+/**
+ * Whether a parsed state has the shape hosts write: every field of the right type, so a state
+ * from elsewhere (a repository's) cannot crash a transaction half-way.
+ */
+export function isStoreState(value: unknown): value is StoreState {
+  if (typeof value !== 'object' || value === null) return false
+  const s = value as Partial<StoreState>
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+  return s.version === 1 && typeof s.next === 'number' && isObject(s.hosts) && Array.isArray(s.leases) && Array.isArray(s.waiters) && isObject(s.rates) && isObject(s.tokens)
+    && Object.values(s.hosts).every((h) => isObject(h) && typeof h.beat === 'number' && typeof h.pid === 'number' && typeof h.machine === 'string')
+    && s.leases.every((l) => isObject(l) && typeof l.host === 'string' && isObject(l.claim))
+    && s.waiters.every((w) => isObject(w) && typeof w.host === 'string' && typeof w.seen === 'number' && isObject(w.claim))
+    && Object.values(s.rates).every((r) => isObject(r) && Array.isArray(r.starts) && Array.isArray(r.holders))
+}
+
 export function emptyState(): StoreState {
   return { version: 1, next: 1, hosts: {}, leases: [], waiters: [], rates: {}, tokens: {} }
 }
@@ -71,7 +86,10 @@ export function emptyState(): StoreState {
 export function pruneState(state: StoreState, now: number, isGone: (host: HostEntry) => boolean): boolean {
   let changed = false
   for (const [id, host] of Object.entries(state.hosts)) {
-    if (now - host.beat > HOST_TTL_MS || isGone(host)) {
+    // A beat far in the future was never a renewal (a state shipped in a repository: "renewed in
+    // 2100" held every call for ever); the few ms of clocks between hosts of one root are nothing.
+    // (The memory store's hosts beat at Infinity, which no JSON file can hold: they end by close().)
+    if (now - host.beat > HOST_TTL_MS || (Number.isFinite(host.beat) && host.beat - now > HOST_TTL_MS) || isGone(host)) {
       dropHost(state, id)
       changed = true
     }
@@ -82,7 +100,7 @@ export function pruneState(state: StoreState, now: number, isGone: (host: HostEn
     state.leases = leases
     changed = true
   }
-  const waiters = state.waiters.filter((w) => now - w.seen <= WAITER_TTL_MS && state.hosts[w.host] !== undefined)
+  const waiters = state.waiters.filter((w) => now - w.seen <= WAITER_TTL_MS && w.seen - now <= WAITER_TTL_MS && state.hosts[w.host] !== undefined)
   if (waiters.length !== state.waiters.length) {
     state.waiters = waiters
     changed = true
@@ -199,7 +217,8 @@ export function dropRate(state: StoreState, key: string, ticketId: string): bool
 export function pruneRates(state: StoreState, now: number): boolean {
   let changed = false
   for (const [key, entry] of Object.entries(state.rates)) {
-    const starts = entry.starts.filter((at) => now - at < entry.window)
+    // A start in the future (beyond a window) is none a host made: it would hold a slot for ever.
+    const starts = entry.starts.filter((at) => now - at < entry.window && at - now < Math.max(entry.window, HOST_TTL_MS))
     if (starts.length !== entry.starts.length) {
       entry.starts = starts
       changed = true

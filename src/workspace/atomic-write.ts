@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import { lstat, open, rename, unlink, type FileHandle } from 'node:fs/promises'
 import type { Stats } from 'node:fs'
 import path from 'node:path'
@@ -6,6 +5,8 @@ import { ToolhostError } from '../contract/errors.js'
 import { CREATE_EXCLUSIVE } from './fd-paths.js'
 import { openFolderInRoot } from './open-folder.js'
 import type { ResolvedPath } from './resolve-in-root.js'
+import { tempFileName } from './temp-file-names.js'
+import { writeWhole } from './write-whole.js'
 
 export interface WriteOutcome {
   /** True when no file had the name before. */
@@ -33,11 +34,11 @@ export async function writeFileAtomic(root: string, target: ResolvedPath, conten
     if (existing?.isDirectory()) throw new ToolhostError('E_ARGS_INVALID', `"${target.input}" is a folder; give the path of a file`)
     const mode = existing?.isFile() ? existing.mode & 0o7777 : 0o666
     const temp = folder.entry(tempFileName())
-    const data = typeof content === 'string' ? Buffer.from(content, 'utf8') : content
     let handle: FileHandle | undefined
+    let bytes: number
     try {
       handle = await open(temp, CREATE_EXCLUSIVE, mode)
-      await handle.writeFile(data)
+      bytes = await writeWhole(handle, content)
       if (existing?.isFile()) await handle.chmod(mode)
       await handle.close()
       handle = undefined
@@ -50,7 +51,7 @@ export async function writeFileAtomic(root: string, target: ResolvedPath, conten
       }
       throw error
     }
-    return { created: existing === undefined, bytes: data.byteLength }
+    return { created: existing === undefined, bytes }
   } finally {
     await folder.close()
   }
@@ -90,20 +91,3 @@ async function lstatOrUndefined(file: string): Promise<Stats | undefined> {
   }
 }
 
-/** A fresh name for a temp file in the folder of the file being written (`.toolhost-<12 hex>.tmp`). */
-export function tempFileName(): string {
-  return `.toolhost-${randomBytes(6).toString('hex')}.tmp`
-}
-
-/**
- * True for a name `tempFileName` makes: a write's temp file, which a process killed half-way through
- * (kill -9) leaves behind. Search never shows one; the start-up sweep removes old ones.
- *
- * @example
- * isTempFileName('.toolhost-0a1b2c3d4e5f.tmp') // true
- */
-export function isTempFileName(name: string): boolean {
-  return TEMP_FILE.test(name)
-}
-
-const TEMP_FILE = /^\.toolhost-[0-9a-f]{12}\.tmp$/

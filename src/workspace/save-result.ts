@@ -4,6 +4,7 @@ import path from 'node:path'
 import { isToolhostError, ToolhostError } from '../contract/errors.js'
 import { writeFileAtomic } from './atomic-write.js'
 import { isInsideRoot } from './resolve-in-root.js'
+import { writeWhole } from './write-whole.js'
 
 /** Where a whole over-long result is saved, and how (see `saveWholeResult`). */
 export interface ResultsFolder {
@@ -43,7 +44,7 @@ export async function saveWholeResult(folder: ResultsFolder, name: string, conte
   await mkdir(folder.dir, { recursive: true })
   const handle = await open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666)
   try {
-    await handle.writeFile(content, 'utf8')
+    await writeWhole(handle, content)
   } catch (error) {
     await handle.close().catch(() => undefined)
     await unlink(file).catch(() => undefined)

@@ -1,11 +1,21 @@
 import { lstat, open, opendir, unlink, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
-import { isTempFileName } from './atomic-write.js'
+import { isTempFileName, isThisWriter, tempFileWriter, THIS_MACHINE, type TempFileWriter } from './temp-file-names.js'
 import { DIR_NOFOLLOW, fdPath, hasFdPaths } from './fd-paths.js'
 
 export interface SweepOptions {
-  /** Only temp files last changed longer ago than this are removed. Default one hour. */
+  /**
+   * A temp file whose name names no writer on this machine (an earlier version's, or another
+   * machine's on a shared folder) is removed only once last changed longer ago than this. Default one hour.
+   */
   olderThanMs?: number
+  /**
+   * Whether a writer of this machine still runs (its pid alive, and the same process: started when
+   * its name says). A dead writer's temp files go at once, whatever their age. Default: the pid is
+   * alive (a reused pid then keeps a dead writer's files until they age out); createHost passes the
+   * check by start time.
+   */
+  isWriterAlive?: (writer: TempFileWriter) => boolean
   /** Stop after looking at this many entries (a huge tree is swept in part). Default 100,000. */
   maxEntries?: number
   /** Stops the sweep (the host is closing). */
@@ -19,18 +29,27 @@ const SKIPPED = new Set(['node_modules', '.git'])
 
 /**
  * Removes the temp files that writes killed half-way (kill -9, a crash) left in the workspace: only
- * files named as `writeFileAtomic` names them (`.toolhost-<12 hex>.tmp`), only regular files, only
- * old ones (a live write's temp file is seconds old), never following a symbolic link: each folder
+ * files named as `writeFileAtomic` names them (temp-file-names.ts), only regular files; those of a
+ * writer of this machine that no longer runs at once, whatever their age, never those of a live
+ * writer; those whose writer it cannot see (another machine's, an earlier version's) once old (a
+ * live write's temp file is seconds old). Never follows a symbolic link: each folder
  * is opened from its parent's descriptor with O_NOFOLLOW where the platform allows, so a folder
  * swapped for a link mid-sweep is skipped, not entered. Skips node_modules and .git. Never throws;
  * resolves with the root-relative paths it removed.
  *
  * @example
- * const { removed } = await sweepStaleTempFiles('/work') // ['src/.toolhost-0a1b2c3d4e5f.tmp']
+ * const { removed } = await sweepStaleTempFiles('/work') // ['src/.toolhost-3f2a9c1d-41236-m3x0k2a1-0a1b2c.tmp']
  */
 export async function sweepStaleTempFiles(root: string, options: SweepOptions = {}): Promise<{ removed: string[] }> {
   const removed: string[] = []
   const cutoff = (options.now ?? Date.now)() - (options.olderThanMs ?? 3_600_000)
+  const isAlive = options.isWriterAlive ?? pidExists
+  // A file goes when its writer (of this machine) is dead; else, when it is old.
+  const cutoffFor = (name: string): number => {
+    const writer = tempFileWriter(name)
+    if (writer === undefined || writer.machine !== THIS_MACHINE) return cutoff
+    return isThisWriter(writer) || isAlive(writer) ? -Infinity : Infinity
+  }
   let budget = options.maxEntries ?? 100_000
   // Depth-first, one open folder per level: [its handle (or path), its relative path, subfolders left].
   const stack: { folder: Folder; relative: string; subfolders: string[] }[] = []
@@ -42,7 +61,7 @@ export async function sweepStaleTempFiles(root: string, options: SweepOptions = 
         if (--budget < 0 || options.signal?.aborted) break
         if (entry.isDirectory()) {
           if (!SKIPPED.has(entry.name)) subfolders.push(entry.name)
-        } else if (entry.isFile() && isTempFileName(entry.name) && (await removeIfStale(folder, entry.name, cutoff))) {
+        } else if (entry.isFile() && isTempFileName(entry.name) && (await removeIfStale(folder, entry.name, cutoffFor(entry.name)))) {
           removed.push(relative === '' ? entry.name : `${relative}/${entry.name}`)
         }
       }
@@ -109,7 +128,19 @@ function byPath(folder: string): Folder {
   }
 }
 
+/** True when a process of that pid exists (ours or not: EPERM means it exists). */
+function pidExists(writer: TempFileWriter): boolean {
+  try {
+    process.kill(writer.pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** Removes the file when it was last changed before `cutoff` (Infinity: whatever its age; -Infinity: never). */
 async function removeIfStale(folder: Folder, name: string, cutoff: number): Promise<boolean> {
+  if (cutoff === -Infinity) return false
   try {
     const stats = await lstat(folder.path(name))
     if (!stats.isFile() || stats.mtimeMs > cutoff) return false
@@ -135,9 +166,9 @@ export interface TempSweep {
  * const sweep = startTempSweep({ root, log })
  * host.onClose(() => sweep.stop())
  */
-export function startTempSweep(host: { root: string; log: { info(message: string): void } }): TempSweep {
+export function startTempSweep(host: { root: string; log: { info(message: string): void }; isWriterAlive?: (writer: TempFileWriter) => boolean }): TempSweep {
   const stop = new AbortController()
-  const done = sweepStaleTempFiles(host.root, { signal: stop.signal })
+  const done = sweepStaleTempFiles(host.root, { signal: stop.signal, ...(host.isWriterAlive ? { isWriterAlive: host.isWriterAlive } : {}) })
   void done.then(({ removed }) => {
     if (removed.length > 0) host.log.info(`removed ${removed.length} temp file(s) left by interrupted writes: ${removed.slice(0, 5).join(', ')}${removed.length > 5 ? ', …' : ''}`)
   })

@@ -34,7 +34,7 @@ const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/
  * file headers, a hunk whose line counts do not add up) is `E_ARGS_INVALID` saying where.
  *
  * @example
- * parseUnifiedDiff('--- a/x.txt\n+++ b/x.txt\n@@ -1 +1 @@\n-old\n+new\n')[0].newPath // 'x.txt'
+ * parseUnifiedDiff('--- a/x.txt\n+++ b/x.txt\n@@ -1 +1 @@\n-old\n+new\n')[0]!.newPath // 'x.txt'
  */
 export function parseUnifiedDiff(diff: string): FilePatch[] {
   const lines = diff.replace(/\r\n/g, '\n').split('\n')
@@ -140,7 +140,7 @@ const MAX_COMPARISONS = 20_000_000
  * linear in the file and the diff. CRLF files keep CRLF.
  *
  * @example
- * applyHunks('a\nb\n', parseUnifiedDiff('--- a/f\n+++ b/f\n@@ -2 +2 @@\n-b\n+c\n')[0], 'f') // 'a\nc\n'
+ * applyHunks('a\nb\n', parseUnifiedDiff('--- a/f\n+++ b/f\n@@ -2 +2 @@\n-b\n+c\n')[0]!, 'f') // 'a\nc\n'
  */
 export function applyHunks(text: string | undefined, file: FilePatch, label: string): string {
   const crlf = text !== undefined && text.includes('\r\n')

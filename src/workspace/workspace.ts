@@ -1,7 +1,8 @@
 import { ToolhostError, isToolhostError } from '../contract/errors.js'
 import path from 'node:path'
 import { canonicalPath, comparablePath, isCaseInsensitiveFs, relativeToRoot } from './paths.js'
-import type { Access, ToolContext } from '../contract/types.js'
+import type { Access, ControlPlane, ToolContext } from '../contract/types.js'
+import { refuseControlPlane } from './control-plane.js'
 import { removeFileInRoot, writeFileAtomic, type WriteOutcome } from './atomic-write.js'
 import { compileDenyList, type DenyList } from './deny-list.js'
 import { readFileInRoot } from './read-in-root.js'
@@ -17,6 +18,8 @@ export interface WorkspaceOptions {
   caseInsensitive?: boolean
   /** Use the path-based fallback even where `/proc/self/fd` exists (to test it on Linux). */
   portable?: boolean
+  /** What configures or programs the host: never changed through this workspace (`E_CONTROL_PLANE`). */
+  controlPlane?: ControlPlane
 }
 
 /**
@@ -35,6 +38,7 @@ export class Workspace {
   readonly #deny: DenyList
   readonly #resultsDir: string | undefined
   readonly #portable: boolean
+  readonly #controlPlane: ControlPlane | undefined
 
   /** `root` must be canonical (the host's `ctx.root` is). */
   constructor(root: string, options: WorkspaceOptions = {}) {
@@ -43,6 +47,7 @@ export class Workspace {
     this.#deny = compileDenyList(options.deny ?? [], this.caseInsensitive)
     this.#resultsDir = options.resultsDir
     this.#portable = options.portable ?? false
+    this.#controlPlane = options.controlPlane
   }
 
   /**
@@ -61,6 +66,8 @@ export class Workspace {
   recheck(canonical: string, access: Access, input: string = canonical): void {
     if (!isInsideRoot(canonical, this.root, this.caseInsensitive)) throw outsideRoot(input, this.root)
     if (access === 'read' && this.#isInResults(canonical)) return
+    // Before the deny list, so the answer names why whatever workspace.deny says.
+    if (access !== 'read') refuseControlPlane(this.#controlPlane, canonical, input, this.caseInsensitive)
     const pattern = this.#deny.match(relativeToRoot(canonical, this.root))
     if (pattern !== undefined) {
       throw new ToolhostError('E_PATH_OUTSIDE_ROOT', `"${input}" is on the workspace deny list (pattern "${pattern}" in workspace.deny); file tools may not ${access === 'read' ? 'read' : 'change'} it`)
@@ -130,15 +137,26 @@ const cache = new WeakMap<object, Map<string, Workspace>>()
  * per host config and root.
  *
  * @example
- * handler: async (args, ctx) => (await workspaceFor(ctx).readFile(workspaceFor(ctx).resolve(args.path, 'read'))).toString('utf8')
+ * const readText = defineTool({
+ *   name: 'read_text', description: 'Reads a text file of the workspace.',
+ *   parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false },
+ *   readOnly: () => true,
+ *   handler: async (args, ctx) => {
+ *     const ws = workspaceFor(ctx)
+ *     return (await ws.readFile(ws.resolve(args.path, 'read'))).toString('utf8')
+ *   },
+ * })
  */
-export function workspaceFor(ctx: Pick<ToolContext, 'root' | 'config'>): Workspace {
+export function workspaceFor(ctx: Pick<ToolContext, 'root' | 'config'> & { readonly workspace?: Pick<ToolContext['workspace'], 'root' | 'controlPlane'> }): Workspace {
+  const controlPlane = ctx.workspace?.controlPlane
+  // Per config object, root and control plane (a host's are fixed for its life).
   let byRoot = cache.get(ctx.config)
   if (!byRoot) cache.set(ctx.config, (byRoot = new Map()))
-  let workspace = byRoot.get(ctx.root)
+  const key = controlPlane === undefined ? ctx.root : `${ctx.root}\0${controlPlane.paths.join('\0')}\0\0${controlPlane.opened.join('\0')}`
+  let workspace = byRoot.get(key)
   if (!workspace) {
-    workspace = new Workspace(ctx.root, { deny: ctx.config.workspace.deny, resultsDir: ctx.config.limits.results_dir })
-    byRoot.set(ctx.root, workspace)
+    workspace = new Workspace(ctx.root, { deny: ctx.config.workspace.deny, resultsDir: ctx.config.limits.results_dir, ...(controlPlane ? { controlPlane } : {}) })
+    byRoot.set(key, workspace)
   }
   return workspace
 }

@@ -219,6 +219,15 @@ const ANTHROPIC: Event[] = [
 ]
 
 describe('Anthropic Messages stream events', () => {
+  test('a reply that reached message_stop is read on to the stream\'s end and not closed early (so messages.stream()\'s finalMessage() completes)', async () => {
+    const source = recorded([...ANTHROPIC, { type: 'ping' }])
+    const { events } = await readAll(source)
+    expect(end(events)).toMatchObject({ stop: 'complete' })
+    // Every event, the ping after message_stop included, and then the read that said done.
+    expect(source.state.read).toBe(ANTHROPIC.length + 2)
+    expect(source.state.returned).toBe(false)
+  })
+
   test('each tool_use is yielded at its content_block_stop; the turn has thinking with its signature, text and tool_use inputs', async () => {
     const { events, closedAfter } = await readAll(recorded(ANTHROPIC))
     expect(closedAfter).toEqual({ toolu_a: 12, toolu_b: 16 })

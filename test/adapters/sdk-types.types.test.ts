@@ -71,13 +71,31 @@ describe('toolhost output is assignable to the SDKs’ types without casts', () 
     expect(strict[0]).toMatchObject({ name: 'read_page', strict: true, parameters: { required: ['path', 'limit'], additionalProperties: false } })
   })
 
-  test('OpenAI Responses: a schema without properties or required states them empty (the same schema, the SDKs\' shape)', async () => {
+  test('OpenAI Agents 0.20: each Chat definition\'s parameters go into tool({ parameters, strict }) as they are (issue 30: was TS2322, ObjectJsonSchema against JsonObjectSchemaNonStrict)', async () => {
+    const execute = async (): Promise<string> => 'done'
+    const asAgentsTools = (definitions: Awaited<ReturnType<typeof host.definitions<'openai-chat'>>>): AgentsTool[] =>
+      definitions.map(({ function: f }) =>
+        f.strict
+          ? tool({ name: f.name, description: f.description, parameters: f.parameters, strict: true, execute })
+          : tool({ name: f.name, description: f.description, parameters: f.parameters, strict: false, execute }),
+      )
+    const loose = asAgentsTools(await host.definitions('openai-chat'))
+    const plain = asAgentsTools(await host.definitions())
+    const strict = asAgentsTools(await host.definitions('openai-chat', { strict: true }))
+    expect(loose[0]).toMatchObject({ name: 'read_page', strict: false, parameters: { type: 'object', required: ['path'], additionalProperties: false } })
+    expect(plain[0]).toMatchObject({ name: 'read_page', strict: false })
+    expect(strict[0]).toMatchObject({ name: 'read_page', strict: true, parameters: { required: ['path', 'limit'], additionalProperties: false } })
+  })
+
+  test('OpenAI Responses and Chat: a schema without properties or required states them empty (the same schema, the SDKs\' shape)', async () => {
     const registry = new ToolRegistry()
     registry.register(defineTool({ name: 'now', description: 'The time.', parameters: { type: 'object' }, handler: () => 'noon' }))
     const bare = await createHost({ registry, loadPlugins: false, log: silentLogger, env: {}, config: { plugins: { dirs: [] }, env_file: '' } })
     try {
       const [d] = await bare.definitions('openai-responses')
       expect(d).toEqual({ type: 'function', name: 'now', description: 'The time.', parameters: { type: 'object', properties: {}, required: [] }, strict: false })
+      const [chat] = await bare.definitions('openai-chat')
+      expect(chat).toEqual({ type: 'function', function: { name: 'now', description: 'The time.', parameters: { type: 'object', properties: {}, required: [] }, strict: false } })
       // The registry's own schema is untouched.
       expect(registry.entry('now')?.definition.function.parameters).toEqual({ type: 'object' })
     } finally {

@@ -1,6 +1,6 @@
 // `toolhost init` (issue 24.4): a commented config.yaml, plugins/ with an example plugin and its
 // test, .toolhost/ in .gitignore; never overwrites, and says what it left alone.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { main } from '../../src/cli/main.js'
@@ -12,6 +12,9 @@ import { makeTempDir } from '../mcp/serve-helpers.js'
 
 const tmp = makeTempDir('toolhost-init-')
 afterAll(() => tmp.remove())
+// This file's own trust file: init trusts the folder it sets up (issue 32.1).
+const trustFile = path.join(tmp.dir, 'trust', 'trust.json')
+process.env.TOOLHOST_TRUST_FILE = trustFile
 
 /** `toolhost init` run in `cwd`, in this process; what it printed and its exit code. */
 async function init(cwd: string): Promise<{ code: number; lines: string[] }> {
@@ -37,8 +40,11 @@ describe('toolhost init', () => {
       'wrote   plugins/hello.mjs: an example tool, hello',
       'wrote   test/plugins/hello.test.mjs: its test: node --test test/plugins/hello.test.mjs',
       "wrote   .gitignore: .toolhost/ (the host's own state) is not committed",
+      `trusted ${cwd} to run the plugins init wrote (a change to them needs toolhost trust again; toolhost trust --revoke undoes it; ${trustFile})`,
       `next: npx toolhost list, then npx toolhost call hello '{"text":"hi"}'`,
     ])
+    const trusted = JSON.parse(readFileSync(trustFile, 'utf8')) as { workspaces: Record<string, { by: string }> }
+    expect(trusted.workspaces[realpathSync(cwd)]?.by).toBe('toolhost init')
     expect(readFileSync(path.join(cwd, '.gitignore'), 'utf8')).toBe("# toolhost's own state: audit log, saved results, process logs, checkpoints\n.toolhost/\n")
     // The config is commented, loads, and is the defaults: it changes nothing until edited.
     const config = readFileSync(path.join(cwd, 'config.yaml'), 'utf8')
@@ -82,6 +88,17 @@ describe('toolhost init', () => {
     expect(readFileSync(path.join(cwd, 'test/plugins/hello.test.mjs'), 'utf8')).toBe('mine')
     expect(existsSync(path.join(cwd, 'plugins/hello.mjs'))).toBe(false)
     expect(readFileSync(path.join(cwd, '.gitignore'), 'utf8')).toBe("node_modules\n# toolhost's own state: audit log, saved results, process logs, checkpoints\n.toolhost/\n")
+  })
+
+  test('a folder that held code before init is not trusted by init: the person reads it, then runs toolhost trust (issue 32.1)', async () => {
+    const cwd = path.join(tmp.dir, 'cloned')
+    mkdirSync(path.join(cwd, 'plugins'), { recursive: true })
+    writeFileSync(path.join(cwd, 'plugins/theirs.mjs'), 'process.exit(3)\n')
+    const run = await init(cwd)
+    expect(run.code).toBe(0)
+    expect(run.lines).toContain('not trusted: plugins/theirs.mjs was here before init; read what this folder runs, then toolhost trust')
+    const trusted = existsSync(trustFile) ? (JSON.parse(readFileSync(trustFile, 'utf8')) as { workspaces: Record<string, unknown> }).workspaces : {}
+    expect(trusted[realpathSync(cwd)]).toBeUndefined()
   })
 
   test('run twice: the second run writes nothing and says every file was left alone', async () => {

@@ -21,7 +21,7 @@ function quote(word: string): string {
 }
 
 describe('toolhost serve on a terminal', () => {
-  test.skipIf(!existsSync(SCRIPT))('says on stderr that it waits for an MCP client (skipped without util-linux script)', async () => {
+  test.skipIf(!existsSync(SCRIPT))('says on stderr that it waits for an MCP client (reason: needs util-linux script; sudo apt-get install -y bsdutils enables it)', async () => {
     // The pseudo-terminal is stdin; `timeout` ends serve should the test not stop it first.
     const line = ['timeout', '90', process.execPath, TOOLHOST_CLI, 'serve', '--root', dir].map(quote).join(' ')
     const child = spawn(SCRIPT, ['-qec', line, '/dev/null'], { cwd: dir, env: { ...process.env, TOOLHOST_LOG: 'error' }, stdio: ['pipe', 'pipe', 'ignore'] })

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -16,6 +16,7 @@ import { LocalStore } from '../../src/store/local-store.js'
 import type { ToolCall } from '../../src/contract/types.js'
 import { MemoryApprovalLedger } from '../../src/mcp/approval-ledger.js'
 import { callDigest, RequestStateSeal } from '../../src/mcp/request-state.js'
+import { refuseControlPlane } from '../../src/workspace/control-plane.js'
 // This file is about hosts coordinating through the local store: vitest.config.ts sets TOOLHOST_STORE=memory for the others.
 delete process.env['TOOLHOST_STORE']
 
@@ -92,6 +93,7 @@ const TRIGGERS: Record<ErrorCode, { where: string; trigger: () => Promise<string
     },
   },
   E_PATH_OUTSIDE_ROOT: { where: 'test/host/host-call.test.ts inside_root', trigger: () => callCode({ name: 'inside_root', arguments: '{"path": "../../outside"}' }) },
+  E_CONTROL_PLANE: { where: 'test/workspace/control-plane.test.ts, test/plugins/files-control-plane.test.ts', trigger: () => thrownCode(() => refuseControlPlane({ paths: ['/w/config.yaml'], opened: [] }, '/w/config.yaml', 'config.yaml', false)) },
   E_TIMEOUT: { where: 'test/host/host-call.test.ts time limit', trigger: () => callCode({ name: 'hangs', arguments: '{}' }) },
   E_ABORTED: {
     where: 'test/host/host-call.test.ts interrupt',
@@ -164,18 +166,19 @@ const TRIGGERS: Record<ErrorCode, { where: string; trigger: () => Promise<string
   E_STORE_UNAVAILABLE: {
     where: 'test/store/local-store.test.ts, test/dispatch/schedule/cross-host.test.ts',
     trigger: async () => {
-      // A host sharing its root with another (so it asks the store), whose state file is then a folder.
+      // A host sharing its root with another (so it asks the store), whose store folder is then a file.
+      // (A state file made a folder, or planted, is set aside since issue 32: the hosts go on.)
       const shared = mkdtempSync(path.join(os.tmpdir(), 'toolhost-errors-store-'))
       const other = new LocalStore({ root: shared, log: silentLogger })
       await other.open()
       const sharing = await createHost({ config: { plugins: { dirs: [] }, env_file: '' }, loadPlugins: false, root: shared, log: silentLogger })
-      const state = path.join(shared, '.toolhost', 'store', 'state.json')
-      rmSync(state)
-      mkdirSync(state)
+      const store = path.join(shared, '.toolhost', 'store')
+      rmSync(store, { recursive: true })
+      writeFileSync(store, 'not a folder')
       try {
         return (await sharing.call({ id: 's', name: 'echo', arguments: '{"text":"x"}' })).error?.code
       } finally {
-        rmSync(state, { recursive: true })
+        rmSync(store, { force: true })
         await sharing.close()
         await other.close()
         rmSync(shared, { recursive: true, force: true })

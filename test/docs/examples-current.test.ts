@@ -1,7 +1,7 @@
 // What the docs and examples tell a reader to use is current and reachable (issue 24.19): every model
 // name is one the installed SDK lists (a Claude model not among those its SDK warns have reached or
-// near end of life), and docs/embedding.md names no repository file the package does not ship.
-import { readdirSync, readFileSync } from 'node:fs'
+// near end of life), and the docs the package ships name no repository file it leaves out.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { describe, expect, test } from 'vitest'
@@ -44,11 +44,57 @@ describe('model names in the docs and examples', () => {
   })
 })
 
-describe('docs/embedding.md sends readers only to files the package ships', () => {
-  test('every repository path it names is under package.json files', () => {
-    const files = (JSON.parse(read('package.json')) as { files: string[] }).files
-    const shipped = (p: string): boolean => files.some((entry) => (entry.endsWith('/') ? p.startsWith(entry) : p === entry))
-    const paths = [...read('docs/embedding.md').matchAll(/`\.?\/?((?:src|test|scripts|examples|bin|plugins|api|dist)\/[^`\s]*)`/g)].map((m) => m[1]!)
-    expect(paths.filter((p) => !shipped(p))).toEqual([])
+// Every page the package ships (README.md, docs/) is read from node_modules/toolhost too, where
+// BENCHMARKS.md, src/, plugins/*.ts and test/ are not (issue 31): a link goes only to a shipped file,
+// and a repository file the package leaves out is named only as the repository's, in the same paragraph.
+// docs/architecture.md is the contributors' map of the repository and says so in its first lines.
+const SHIPPED_PAGES = PAGES.filter((page) => page.endsWith('.md'))
+const REPOSITORY_PAGES = new Set(['docs/architecture.md'])
+const FILES = (JSON.parse(read('package.json')) as { files: string[] }).files
+const shipped = (p: string): boolean => p === 'package.json' || FILES.some((entry) => (entry.endsWith('/') ? p.startsWith(entry) : p === entry))
+
+/** The page's paragraphs (lines between blank lines) outside fenced code blocks, with their first line's number. */
+function proseOf(page: string): Array<{ text: string; line: number }> {
+  let fenced = false
+  const paragraphs: Array<{ text: string; line: number }> = []
+  let open: { text: string; line: number } | undefined
+  read(page).split('\n').forEach((text, i) => {
+    const fence = /^\s*(```|~~~)/.test(text)
+    if (fence) fenced = !fenced
+    if (fence || fenced || text.trim() === '') {
+      open = undefined
+      return
+    }
+    if (open) open.text += '\n' + text
+    else paragraphs.push((open = { text, line: i + 1 }))
+  })
+  return paragraphs
+}
+
+/** A repository file (or a folder of test/) a line names in backticks, that the package leaves out. */
+function unshippedNamed(text: string): string[] {
+  return [...text.matchAll(/`\.?\/?((?:src|test|scripts|examples|bin|plugins|api|dist|\.ci)\/[^`\s*]*|[A-Z]+\.md)`/g)]
+    .map((m) => m[1]!)
+    .filter((p) => !shipped(p) && existsSync(path.join(ROOT, p)) && (statSync(path.join(ROOT, p)).isFile() || p.startsWith('test/')))
+}
+
+describe('the shipped docs send readers only to files the package ships', () => {
+  test('the check can fail: it sees a file left out', () => {
+    expect(unshippedNamed('see `src/config/schema.ts` and `BENCHMARKS.md`, not `plugins/NAME.ts` or `docs/cli.md`')).toEqual(['src/config/schema.ts', 'BENCHMARKS.md'])
+  })
+
+  test.each(SHIPPED_PAGES)('%s links only to shipped files', (page) => {
+    const links = proseOf(page).flatMap(({ text, line }) => [...text.matchAll(/\]\(([^)\s#]+)(?:#[^)]*)?\)/g)].map((m) => ({ line, target: m[1]! })))
+    const local = links.filter((l) => !/^[a-z][a-z0-9+.-]*:/i.test(l.target)).map((l) => ({ line: l.line, file: path.normalize(path.join(path.dirname(page), l.target)) }))
+    expect(local.filter((l) => !shipped(l.file))).toEqual([])
+  })
+
+  test.each(SHIPPED_PAGES.filter((page) => !REPOSITORY_PAGES.has(page)))('%s names a repository file the package leaves out only as the repository\'s', (page) => {
+    const faults = proseOf(page).flatMap(({ text, line }) => (/\brepository('s)?\b/.test(text) ? [] : unshippedNamed(text).map((file) => `${page}:${line}: ${file}`)))
+    expect(faults).toEqual([])
+  })
+
+  test('docs/architecture.md says at its top that its paths are the repository\'s', () => {
+    expect(read('docs/architecture.md').split('\n').slice(0, 6).join(' ')).toMatch(/Paths are from the repository root/)
   })
 })

@@ -1,11 +1,10 @@
-// toolhost/openai-agents: a real Agents SDK run (0.14, the line on openai@6 for Node 20) against a
+// toolhost/openai-agents: a real Agents SDK run (0.20, on its own openai@7 client) against a
 // fake Responses API on 127.0.0.1 that answers with recorded responses. The turn's function calls go
 // through toolhost as one batch (the read of a key waits for the write beside it), optional
 // arguments stay optional, strict mode's nulls are taken out, and images reach the model as items.
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { Agent, OpenAIResponsesModel, run, setTracingDisabled } from '@openai/agents'
-import OpenAI from 'openai'
+import { Agent, OpenAIProvider, run, setTracingDisabled, type Model } from '@openai/agents'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { agentsTools, toAgentsOutput } from '../../src/frameworks/openai-agents.js'
 import type { HostEvent } from '../../src/index.js'
@@ -50,13 +49,14 @@ class FakeResponses {
 }
 
 const fake = new FakeResponses()
-let model: OpenAIResponsesModel
+let model: Model
 let store: Store | undefined
 
 beforeAll(async () => {
   // No trace export: nothing may leave this machine.
   setTracingDisabled(true)
-  model = new OpenAIResponsesModel(new OpenAI({ apiKey: 'test-key', baseURL: await fake.start(), maxRetries: 0 }), 'gpt-4.1')
+  // The SDK's own client (Agents 0.20 brings openai@7; the project's openai devDependency is 6).
+  model = await new OpenAIProvider({ apiKey: 'test-key', baseURL: await fake.start(), useResponses: true }).getModel('gpt-4.1')
 })
 afterAll(() => fake.close())
 afterEach(async () => {

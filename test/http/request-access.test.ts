@@ -18,7 +18,7 @@ const auth = { authorization: `Bearer ${TOKEN}` }
 // A non-loopback address of this machine, when it has one (the wildcard is not bound in tests).
 const nonLoopback = Object.values(os.networkInterfaces()).flat().find((a) => a !== undefined && !a.internal && a.family === 'IPv4')?.address
 
-describe.skipIf(nonLoopback === undefined)('on a non-loopback address (reason: skipped where this machine has no non-loopback IPv4 address to bind)', () => {
+describe.skipIf(nonLoopback === undefined)('on a non-loopback address (reason: needs a non-loopback IPv4 address to bind; a machine with a network interface up enables it)', () => {
   let guarded: Listening
   beforeAll(async () => {
     guarded = await startGuarded(serveConfig({ static_token_env: 'TOOLHOST_TOKEN' }), { hostname: nonLoopback!, env })

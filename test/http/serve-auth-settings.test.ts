@@ -60,6 +60,18 @@ describe('resolveServeAuth', () => {
     expect(fault.message).toContain(`/srv/config.yaml: key \`${key}\``)
   })
 
+  // Every fault at once (issue 31: they came one per restart): one error, a line per key, each naming the file.
+  test.each([
+    ['0.0.0.0 with neither auth nor a public URL', () => serveConfig({}, { public_url: '' }), {}, ['serve.auth', 'serve.public_url']],
+    ['a JWKS without issuers or public URL, and a static token unset', () => serveConfig({ jwks_url: 'https://auth.example.test/jwks', static_token_env: 'T' }, { public_url: '' }), {}, ['serve.auth.static_token_env', 'serve.public_url', 'serve.auth.authorization_servers']],
+    ['introspection with neither client id nor secret variable, and a public URL that is no URL', () => serveConfig({ introspection_url: 'https://auth.example.test/introspect' }, { public_url: 'tools' }), {}, ['serve.public_url', 'serve.auth.client_id', 'serve.auth.client_secret_env']],
+  ])('%s: every key in one refusal', (_why, serve, env, keys) => {
+    const fault = faultOf(() => resolveServeAuth(serve(), where('0.0.0.0', env)))
+    expect(fault.code).toBe('E_CONFIG_INVALID')
+    const lines = fault.message.split('\n')
+    expect(lines.map((line) => /^\/srv\/config\.yaml: key `([^`]+)`: /.exec(line)?.[1])).toEqual(keys)
+  })
+
   test('the refusal never shows a secret', () => {
     const fault = faultOf(() => resolveServeAuth(serveConfig({ static_token_env: 'T' }), where('0.0.0.0', { T: 'tiny-secret' })))
     expect(fault.message).not.toContain('tiny-secret')
@@ -85,6 +97,8 @@ test('toolhost serve --http on serve.host 0.0.0.0 without auth exits 2 naming co
     const run = spawnSync(process.execPath, [TOOLHOST_CLI, 'serve', '--http', '0', '--root', tmp.dir, '--config', config], { cwd: REPO, encoding: 'utf8', timeout: 60_000 })
     expect(run.status).toBe(2)
     expect(run.stderr).toContain(`${config}: key \`serve.auth\``)
+    // and, in the same refusal, the other key it needs there (issue 31)
+    expect(run.stderr).toContain(`${config}: key \`serve.public_url\``)
     expect(run.stderr).not.toContain('MCP Streamable HTTP at')
   } finally {
     tmp.remove()

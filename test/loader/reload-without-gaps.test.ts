@@ -176,3 +176,57 @@ ${extra}
     }
   })
 })
+
+// Issue 31: a plugin file rewritten while 4 clients call its tool and two busy loops hold the cores:
+// 685 of 7,317 calls answered "no tool named …". A writer that truncates and then writes leaves the
+// file empty in between; a re-import that read it then registered nothing, and nothing replaced the
+// tools. A reload whose file changed while it loaded now changes nothing (the next change reloads it).
+describe('hot reload under CPU load', () => {
+  test('a file rewritten 60 times by a truncating writer, watched, while 4 callers call it and the cores are busy: no call finds the tool missing', { timeout: 90_000 }, async () => {
+    const { spawn } = await import('node:child_process')
+    const { watchPlugins } = await import('../../src/loader/watch-plugins.js')
+    const watched = path.join(dir, 'under-load')
+    mkdirSync(watched, { recursive: true })
+    const file = path.join(watched, 'busy.mts')
+    const text = (n: number) => `import { defineTool, registry } from 'toolhost'\nregistry.register(defineTool({ name: 'rg_busy', description: 'version ${n}', parameters: { type: 'object' }, parallelSafe: true, handler: () => 'v${n}' }))\n${'// padding, so a write is not one tiny block\n'.repeat(200)}`
+    writeFileSync(file, text(0))
+    expect((await reloadFile(file, registry))?.kind).toBe('loaded')
+    const burners = [0, 1].map(() => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }))
+    const events: string[] = []
+    const watcher = watchPlugins([watched], registry, { debounceMs: 2, onReload: (event) => void events.push(event.kind) })
+    const host = await createHost({ root: dir, loadPlugins: false, log: silentLogger, config: { env_file: '', permissions: { mode: 'bypass' } } })
+    let rewriting = true
+    const failures: ToolResult[] = []
+    let calls = 0
+    const caller = async (c: number): Promise<void> => {
+      while (rewriting) {
+        const [result] = await host.run([{ id: `c${c}-${calls++}`, name: 'rg_busy', arguments: {} }])
+        if (!result!.ok) failures.push(result!)
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+    }
+    try {
+      const callers = [0, 1, 2, 3].map(caller)
+      for (let i = 1; i <= 60; i++) {
+        writeFileSync(file, text(i)) // truncates, then writes
+        await new Promise((resolve) => setTimeout(resolve, 5 + (i % 4) * 5))
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      await watcher.idle()
+      rewriting = false
+      await Promise.all(callers)
+    } finally {
+      rewriting = false
+      watcher.close()
+      for (const burner of burners) burner.kill('SIGKILL')
+      await host.close()
+    }
+    expect(calls).toBeGreaterThan(100)
+    expect(events.filter((k) => k === 'reloaded').length).toBeGreaterThan(0)
+    expect(failures.map((r) => `${r.error?.code}: ${r.content}`)).toEqual([])
+    // Settled on the last version the writer wrote.
+    await reloadFile(file, registry)
+    expect(registry.get('rg_busy')?.description).toBe('version 60')
+    registry.unregisterSource(file)
+  })
+})

@@ -129,3 +129,22 @@ describe('defaultTsCacheDir', () => {
     expect(defaultTsCacheDir({})).toBe(path.join(os.homedir(), '.cache', 'toolhost', 'ts'))
   })
 })
+
+describe('TsCache.keepOutOf (issue 32.2: with the root at HOME, the cache was inside the workspace and two patch calls re-signed an entry)', () => {
+  test('a cache folder inside the workspace root moves to the temporary folder; one outside stays', () => {
+    const home = path.join(os.homedir(), '.cache', 'toolhost', 'ts')
+    const inside = new TsCache(home)
+    inside.keepOutOf(os.homedir())
+    expect(inside.dir).toBe(path.join(os.tmpdir(), `toolhost-${process.getuid!()}`, 'ts'))
+    const outside = new TsCache(home)
+    outside.keepOutOf(path.join(os.tmpdir(), 'some-project'))
+    expect(outside.dir).toBe(home)
+  })
+
+  test('with the temporary folder inside the root too (a root at /), the cache is off', () => {
+    const cache = new TsCache(path.join(os.homedir(), '.cache', 'toolhost', 'ts'))
+    cache.keepOutOf('/')
+    expect(cache.dir).toBeUndefined()
+    expect(cache.read('0'.repeat(40))).toBeUndefined()
+  })
+})

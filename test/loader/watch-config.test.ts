@@ -2,6 +2,7 @@
  * Live limits: a changed config.yaml gives a running host new limits for calls not yet started; a
  * bad file is rejected with its file and key, and the limits in force stay.
  */
+import { internalsOf } from '../../src/host/host.js'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -56,7 +57,7 @@ describe('reloadConfig: one reload of config.yaml', () => {
     expect(outcome.kind).toBe('applied')
     expect(host.maxWorkers).toBe(2)
     expect(host.config.dispatch.timeout_ms).toBe(30)
-    expect(host.pool.rateRules.map((r) => r.key)).toEqual(['held'])
+    expect(internalsOf(host).pool.rateRules.map((r) => r.key)).toEqual(['held'])
     // The waiting call started under the new limits: a second worker, and the 30 ms timeout.
     const [late] = await second
     expect(late).toMatchObject({ ok: false, error: { code: 'E_TIMEOUT', message: expect.stringMatching(/^timed out after 30 ms running held/) } })

@@ -5,6 +5,7 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createHost, defineTool, ToolRegistry, type AskRequest, type Host, type HostEvent } from '../../src/index.js'
+import { internalsOf } from '../../src/host/host.js'
 import { silentLogger } from '../../src/contract/logger.js'
 import { localName } from '../../src/mcp-client/remote-tool.js'
 import { serveHttp } from '../../src/mcp/http.js'
@@ -65,7 +66,7 @@ describe('mcp_servers: a stdio MCP server written with the SDK joins the registr
   })
 
   test('concurrency follows readOnlyHint only for a parallel_safe server; otherwise a barrier', () => {
-    const footprint = (name: string) => host.footprintOf(host.registry.get(name)!, { a: 1, b: 2 }).kind
+    const footprint = (name: string) => internalsOf(host).footprintOf(host.registry.get(name)!, { a: 1, b: 2 }).kind
     expect(footprint('mcp_fx_add')).toBe('free')
     expect(footprint('mcp_fx_slow')).toBe('barrier') // no readOnlyHint
     expect(footprint('mcp_fy_add')).toBe('barrier') // fy is not parallel_safe
@@ -104,7 +105,7 @@ describe('mcp_servers: a stdio MCP server written with the SDK joins the registr
   })
 
   test('regression (issue 13): a trusted read-only tool taking `path` waits for a built-in write_file of that file', async () => {
-    expect(host.footprintOf(host.registry.get('mcp_fx_read_text_file')!, { path: 'notes.txt' })).toMatchObject({ kind: 'scoped', touches: [{ label: 'notes.txt', access: 'read' }] })
+    expect(internalsOf(host).footprintOf(host.registry.get('mcp_fx_read_text_file')!, { path: 'notes.txt' })).toMatchObject({ kind: 'scoped', touches: [{ label: 'notes.txt', access: 'read' }] })
     const [write, read] = await host.run([
       { id: 'w', name: 'write_file', arguments: { path: 'notes.txt', content: 'written first' } },
       { id: 'r', name: 'mcp_fx_read_text_file', arguments: { path: 'notes.txt' } },
@@ -114,8 +115,8 @@ describe('mcp_servers: a stdio MCP server written with the SDK joins the registr
   })
 
   test('dispatch.path_scoped takes globs: mcp_fy_read_* is path-scoped (an untrusted server: writes)', () => {
-    expect(host.footprintOf(host.registry.get('mcp_fy_read_text_file')!, { path: 'a.txt' })).toMatchObject({ kind: 'scoped', touches: [{ label: 'a.txt', access: 'write' }] })
-    expect(host.footprintOf(host.registry.get('mcp_fy_legacy')!, { n: 1 }).kind).toBe('barrier')
+    expect(internalsOf(host).footprintOf(host.registry.get('mcp_fy_read_text_file')!, { path: 'a.txt' })).toMatchObject({ kind: 'scoped', touches: [{ label: 'a.txt', access: 'write' }] })
+    expect(internalsOf(host).footprintOf(host.registry.get('mcp_fy_legacy')!, { n: 1 }).kind).toBe('barrier')
   })
 
   test('image and structured results pass through as blocks, and reach an MCP client of toolhost unchanged', async () => {
@@ -208,7 +209,7 @@ describe('mcp_servers over Streamable HTTP (url), against toolhost’s own serve
     try {
       const [result] = await local.run([{ id: '1', name: 'mcp_up_shout', arguments: { text: 'hi' } }])
       expect(result).toMatchObject({ ok: true, content: 'HI' })
-      expect(local.footprintOf(local.registry.get('mcp_up_shout')!, {}).kind).toBe('barrier') // not parallel_safe in config
+      expect(internalsOf(local).footprintOf(local.registry.get('mcp_up_shout')!, {}).kind).toBe('barrier') // not parallel_safe in config
     } finally {
       await local.close()
       expect(local.registry.has('mcp_up_shout')).toBe(false)

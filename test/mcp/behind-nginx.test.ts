@@ -88,7 +88,7 @@ async function clientThroughNginx(upstreams: string[] = []): Promise<Client> {
 
 const instanceOf = (pid: number): Instance => instances.find((i) => i.child.pid === pid)!
 
-describe.skipIf(!hasRedis || !hasNginx)('three serve --http instances on one root, on Redis, behind nginx (reason: skipped only where redis-server or nginx is not installed; .ci/run installs both)', { timeout: 120_000 }, () => {
+describe.skipIf(!hasRedis || !hasNginx)('three serve --http instances on one root, on Redis, behind nginx (reason: needs redis-server and nginx; sudo apt-get install -y redis-server nginx enables it, npm test as root installs them)', { timeout: 120_000 }, () => {
   beforeAll(async () => {
     base = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolhost-behind-nginx-')))
     root = path.join(base, 'root')

@@ -101,6 +101,9 @@ describe('over Streamable HTTP', { timeout: 60_000 }, () => {
     const result = listed.body.result as { resultType: string; ttlMs: number; cacheScope: string; tools: Array<{ name: string }> }
     expect(result).toMatchObject({ resultType: 'complete', ttlMs: 10_000, cacheScope: 'private' })
     expect(result.tools.map((t) => t.name)).toEqual(result.tools.map((t) => t.name).sort())
+    // Plugin templates change on hot reload: the hint is as short as the tools list's (was one hour).
+    const templates = await post('resources/templates/list', {})
+    expect(templates.body.result).toMatchObject({ resultType: 'complete', ttlMs: 10_000, cacheScope: 'public' })
 
     const mismatched = await post('tools/list', {}, { 'mcp-method': 'tools/call' })
     expect(mismatched.status).toBe(400)

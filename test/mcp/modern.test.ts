@@ -280,5 +280,10 @@ describe('who called, in the audit log', () => {
     const principals = lines.filter((l) => l.tool === 'zap').map((l) => l.principal)
     expect(principals.length).toBeGreaterThanOrEqual(2)
     for (const principal of principals) expect(principal).toMatch(/^mcp:stdio:[0-9a-f-]{36} \(toolhost-test-v2\)$/)
+    // Issue 31: a 2026 round that has only sent input_required is no decision, never "the person denied".
+    const decisions = (lines as { tool?: string; decision?: string; by?: string }[]).filter((l) => l.tool === 'zap').map((l) => `${l.decision} by ${l.by}`)
+    expect(decisions).toContain('pending by asking')
+    expect(decisions.filter((d) => d === 'allow-once by person')).toHaveLength(2) // once per revision
+    expect(decisions.filter((d) => d.startsWith('deny'))).toEqual([])
   })
 })

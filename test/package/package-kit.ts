@@ -21,8 +21,10 @@ export interface PackedFile {
 
 export interface PackageKit {
   work: string
-  /** The fresh copy of the repository, after `npm install` (which builds it). */
+  /** The fresh copy of the repository, after `npm install` (which builds it) and `npm pack`. */
   clone: string
+  /** dist/ was there right after `npm install`, before `npm pack` (whose prepack builds too). */
+  builtByInstall: boolean
   tarball: string
   files: PackedFile[]
   /** Bytes of the .tgz. */
@@ -35,11 +37,18 @@ export interface PackageKit {
 }
 
 /**
+ * The person's trust file for every command a package test runs (\`toolhost trust\`, \`init\`), in a
+ * temp folder of this run: never the real user's ~/.config (TOOLHOST_ variables of the test process
+ * are not passed on).
+ */
+const TOOLHOST_TRUST_FILE = path.join(mkdtempSync(path.join(os.tmpdir(), 'toolhost-package-trust-')), 'trust.json')
+
+/**
  * The environment for npm and node children: the outer `npm test`'s npm_* settings (its prefix, the
  * lifecycle event) and vitest's own variables must not leak into a nested npm or vitest.
  */
 export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {}
+  const env: NodeJS.ProcessEnv = { TOOLHOST_TRUST_FILE }
   for (const [name, value] of Object.entries(process.env)) {
     if (/^(VITEST|TOOLHOST_|NODE_OPTIONS$|npm_)/i.test(name) && !/^npm_config_(cache|registry|userconfig)$/i.test(name)) continue
     env[name] = value
@@ -84,8 +93,11 @@ export async function preparePackage(): Promise<PackageKit> {
     cpSync(path.join(REPO, file), path.join(clone, file))
   }
   await mustRun('npm', ['install', '--prefer-offline'], clone)
-  const packed = await mustRun('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], clone)
-  const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; size: number; files: PackedFile[] }>
+  const builtByInstall = existsSync(path.join(clone, 'dist/src/index.js'))
+  // With its scripts, as `npm publish` packs: prepack builds and strips the repository's scripts
+  // from the packed package.json, postpack restores it. Their output comes first on stdout.
+  const packed = await mustRun('npm', ['pack', '--json', '--pack-destination', work], clone)
+  const [info] = JSON.parse(packed.stdout.slice(packed.stdout.search(/^\[/m))) as Array<{ filename: string; size: number; files: PackedFile[] }>
   const tarball = path.join(work, info!.filename)
   const consumer = path.join(work, 'consumer')
   mkdirSync(consumer)
@@ -97,6 +109,7 @@ export async function preparePackage(): Promise<PackageKit> {
   return {
     work,
     clone,
+    builtByInstall,
     tarball,
     files: info!.files,
     size: info!.size,

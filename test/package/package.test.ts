@@ -38,8 +38,13 @@ describe('the tarball', () => {
     expect(Object.keys(manifestExports).filter((key) => key !== '.' && key !== './package.json').map((key) => key.replace('.', 'toolhost'))).toEqual([...SUBPATHS])
     for (const target of Object.values(manifestExports).flatMap((value) => (typeof value === 'string' ? [value] : Object.values(value)))) expect(paths).toContain(target.replace(/^\.\//, ''))
     for (const name of ASSET_NAMES) expect(paths).toContain(`dist/src/console/assets/${name}`)
-    const manifest = JSON.parse(readFileSync(path.join(kit.consumer, 'node_modules/toolhost/package.json'), 'utf8')) as { license: string }
+    const manifest = JSON.parse(readFileSync(path.join(kit.consumer, 'node_modules/toolhost/package.json'), 'utf8')) as { license: string; scripts: Record<string, string> }
     expect(manifest.license).toBe('MIT')
+    // No prepare (npm warns of it at a user's install; the tarball is built), nor the pack scripts that
+    // strip it (issue 31); the clone's package.json is back as it was, prepare and all.
+    expect(Object.keys(manifest.scripts).filter((name) => /^(pre|post)?(prepare|pack|install)$/.test(name))).toEqual([])
+    expect(readFileSync(path.join(kit.clone, 'package.json'), 'utf8')).toBe(readFileSync(path.join(REPO, 'package.json'), 'utf8'))
+    expect(existsSync(path.join(kit.clone, '.package.json.packing'))).toBe(false)
     expect(readFileSync(path.join(kit.consumer, 'node_modules/toolhost/LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) 2026 toolhost contributors/)
   })
 })
@@ -105,6 +110,7 @@ await host.close()
     const dir = kit.project('top-level-await', { name: 'top-level-await', private: true })
     mkdirSync(path.join(dir, 'plugins'))
     writeFileSync(path.join(dir, 'plugins/waits.ts'), "import { registry } from 'toolhost'\nawait Promise.resolve(registry)\n")
+    expect((await run('npx', ['--no-install', 'toolhost', 'trust'], dir)).code).toBe(0)
     const result = await run('npx', ['--no-install', 'toolhost', 'list', '--json'], dir)
     expect(result.code).toBe(0)
     expect(result.stderr).toContain(`plugin ${path.join(dir, 'plugins/waits.ts')} failed to load: ${path.join(dir, 'plugins/waits.ts')}:2:0: top-level await needs an ES module`)
@@ -274,7 +280,7 @@ describe('README.md: every shell command and code block runs', () => {
 
   test('set-up in a fresh clone: npm install builds dist/ (prepare), npm start runs the demo, npm test runs the tests', async () => {
     expect(shellLines.map(command)).toEqual(expect.arrayContaining(SET_UP))
-    expect(existsSync(path.join(kit.clone, 'dist/src/index.js'))).toBe(true)
+    expect(kit.builtByInstall).toBe(true)
     const start = await run('npm', ['start'], kit.clone)
     expect(start.code, start.stderr).toBe(0)
     expect(start.stdout).toContain('toolhost demo: first the tools toolhost comes with')

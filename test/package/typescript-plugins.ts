@@ -100,7 +100,7 @@ export function describeTypescriptPlugins(kitOf: () => PackageKit): void {
       test(`a ${type} project: .ts and .mts plugins load, first compiled then from the cache with neither tsx nor esbuild; imports resolve; the stack names the .ts line`, async () => {
         const kit = kitOf()
         const dir = writeProject(kit, `typescript-${type}`, type)
-        const cache = path.join(dir, 'ts-cache')
+        const cache = path.join(path.dirname(dir), `${path.basename(dir)}-ts-cache`)
         const env = { TOOLHOST_TS_CACHE: cache }
         const first = await runTraced(dir, 'app.mjs', env)
         expect(first.code, first.stderr).toBe(0)
@@ -126,7 +126,7 @@ export function describeTypescriptPlugins(kitOf: () => PackageKit): void {
     test('an edited plugin is compiled again; a tampered cache entry is not run but compiled again', async () => {
       const kit = kitOf()
       const dir = writeProject(kit, 'typescript-edits', 'commonjs')
-      const env = { TOOLHOST_TS_CACHE: path.join(dir, 'ts-cache') }
+      const env = { TOOLHOST_TS_CACHE: path.join(path.dirname(dir), `${path.basename(dir)}-ts-cache`) }
       expect((await runTraced(dir, 'app.mjs', env)).code).toBe(0)
       writeFileSync(path.join(dir, 'plugins/lib/shout.ts'), HELPER.replace('toUpperCase', 'toLowerCase'))
       const edited = await runTraced(dir, 'app.mjs', env)
@@ -144,7 +144,9 @@ export function describeTypescriptPlugins(kitOf: () => PackageKit): void {
     test("list leaves nothing running in the CLI's process group, cold (esbuild compiles) and warm", async () => {
       const kit = kitOf()
       const dir = writeProject(kit, 'typescript-leftovers', 'module')
-      const env = { TOOLHOST_TS_CACHE: path.join(dir, 'ts-cache'), TOOLHOST_LOG: 'error' }
+      const env = { TOOLHOST_TS_CACHE: path.join(path.dirname(dir), `${path.basename(dir)}-ts-cache`), TOOLHOST_LOG: 'error' }
+      // The person's own project: its plugins run once they trust it.
+      expect((await runInOwnGroup(dir, ['trust'], env)).code).toBe(0)
       for (const state of ['cold', 'warm']) {
         if (state === 'cold') rmSync(env.TOOLHOST_TS_CACHE, { recursive: true, force: true })
         const list = await runInOwnGroup(dir, ['list'], env)

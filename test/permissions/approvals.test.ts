@@ -148,6 +148,19 @@ describe('asking for approval', () => {
     expect(person.batches.map((b) => b.map((r) => r.callId))).toEqual([['1', '2'], ['4', '6', '7']])
   })
 
+  test('allow for the session covers only the caller it was answered for (issue 31: another MCP session wrote the same file unasked)', async () => {
+    const person = recordingApprover(() => ({ decision: 'allow-session' }))
+    const host = await permissionHost(root, { mode: 'ask', ask: ['write_note(src/**)'] }, { approve: person.approve })
+    const write = (id: string): ToolCall => ({ id, name: 'write_note', arguments: { path: 'src/a.txt' } })
+    await host.run([write('1')], { principal: 'mcp:http:session-one (editor)' })
+    await host.run([write('2')], { principal: 'mcp:http:session-one (editor)' }) // covered: not asked
+    await host.run([write('3')], { principal: 'mcp:http:session-two (editor)' }) // another session: asked
+    await host.run([write('4')], { principal: 'mcp:client-7/alice (agent)' }) // another principal: asked
+    await host.run([write('5')]) // the embedding's own call: asked
+    await host.close()
+    expect(person.batches.map((b) => b.map((r) => r.callId))).toEqual([['1'], ['3'], ['4'], ['5']])
+  })
+
   test.each<[string, ApproveHandler, RegExp]>([
     ['rejects', async () => Promise.reject(new Error('prompt crashed')), /asking for approval failed \(prompt crashed\)/],
     ['answers too few', async () => [], /gave no valid answer/],

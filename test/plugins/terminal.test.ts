@@ -236,7 +236,7 @@ describe('terminal', () => {
   })
 
   const isRoot = process.getuid?.() === 0
-  test.skipIf(!isRoot)('a command whose log cannot grow (disk full) still returns its output, and says the log stopped short (reason: mounting a tiny tmpfs needs root)', async () => {
+  test.skipIf(!isRoot)('a command whose log cannot grow (disk full) still returns its output, and says the log stopped short (reason: mounting a tiny tmpfs needs root; run npm test as root to enable it)', async () => {
     const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolhost-term-')))
     roots.push(root)
     const logs = path.join(root, '.toolhost/processes')

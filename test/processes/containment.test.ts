@@ -58,7 +58,7 @@ function sleepsOf(marker: string): number[] {
 
 const idOf = (text: string): string => /proc_[0-9a-f]+/.exec(text)![0]
 
-describe.skipIf(problem !== undefined)('processes.containment: auto, the file sandbox off (reason: skipped where bwrap cannot run, see the line printed above)', () => {
+describe.skipIf(problem !== undefined)('processes.containment: auto, the file sandbox off (reason: needs a bwrap that runs; sudo apt-get install -y bubblewrap enables it where the kernel allows user namespaces, see the line printed above)', () => {
   test('doctor says every process a command starts stays with it', async () => {
     const host = await open()
     expect(host.services.processes.sandboxStatus).toMatch(/^off \(terminal\.sandbox: off\)/)

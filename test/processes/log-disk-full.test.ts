@@ -19,7 +19,7 @@ if (tee === undefined) console.log('relay tests skipped: no tee that takes -p on
 const diskFull = (): number => openSync('/dev/full', 'w')
 const STOPPED = 'the log file stopped growing (No space left on device): the output is kept in memory only, its latest 1000 characters (processes.buffer_chars); lines that leave memory are lost'
 
-describe.skipIf(tee === undefined)('a log file that cannot grow (reason: needs a tee that takes -p, see the line printed above)', () => {
+describe.skipIf(tee === undefined)('a log file that cannot grow (reason: needs a tee that takes -p; GNU coreutils 8.24 or later enables it, see the line printed above)', () => {
   test('the output is kept in memory and poll says the log stopped short', async () => {
     const registry = await kit.open(kit.tempRoot(), { bufferChars: 1000, openLog: diskFull })
     const { id } = await registry.spawn('printf "one\\ntwo\\n"; echo three >&2')
@@ -57,7 +57,7 @@ describe('without the relay (the registry option relayOutput: false, or no tee t
   })
 })
 
-describe.skipIf(tee === undefined)('the relay hands over the last output however slow it is (reason: needs a tee that takes -p)', () => {
+describe.skipIf(tee === undefined)('the relay hands over the last output however slow it is (reason: needs a tee that takes -p; GNU coreutils 8.24 or later enables it)', () => {
   // Under load (the whole suite on two CPUs) tee handed the last output over after the host had
   // stopped waiting for it: a foreground result lost its end. The wait has no time limit unless a
   // process that escaped the command still holds the output. Here tee is held at a gate, past that

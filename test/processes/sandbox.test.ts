@@ -45,7 +45,7 @@ async function run(host: Host, command: string): Promise<string> {
   return result.content
 }
 
-describe.skipIf(problem !== undefined)('terminal.sandbox: bwrap (reason: skipped where bwrap cannot run, see the line printed above)', () => {
+describe.skipIf(problem !== undefined)('terminal.sandbox: bwrap (reason: needs a bwrap that runs; sudo apt-get install -y bubblewrap enables it where the kernel allows user namespaces, see the line printed above)', () => {
   test('a write outside the root fails inside the sandbox; inside the root it succeeds; the host state folder is read-only', async () => {
     const root = kit.tempRoot()
     const outside = kit.tempRoot()

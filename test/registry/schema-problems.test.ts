@@ -40,6 +40,16 @@ describe('schemaProblems', () => {
         'the schema\'s top level: unknown keyword "requird" (did you mean "required"?)',
       ],
     },
+    {
+      // issue 31: the required fault (and the format) showed only once the type was fixed
+      why: 'what the meta-schema refuses and a required naming an undeclared property and an unknown format: all at once',
+      schema: { type: 'object', properties: { path: { type: 'strin' }, when: { type: 'string', format: 'date-tme' } }, required: ['paht'] },
+      expected: [
+        '`properties.path.type` must be one of "array", "boolean", "integer", "null", "number", "object", "string" (did you mean "string"?) or an array, got "strin"',
+        '`required` names "paht", which `properties` does not declare (did you mean "path"?)',
+        expect.stringMatching(/^`properties\.when\.format`: unknown format "date-tme" \(did you mean "date-time"\?\); the formats accepted are /),
+      ],
+    },
   ])('$why', ({ schema, expected }) => {
     expect(problems(schema)).toEqual(expected)
   })

@@ -25,13 +25,15 @@ test.each([
 ])('%j is a usage error (exit 2) saying what is wrong', (args, message) => {
   const run = spawnSync(process.execPath, [SCRIPT, ...args], { cwd: REPO, encoding: 'utf8' })
   expect(run.status).toBe(2)
-  expect(run.stderr).toBe(`properties: ${message}\nusage: npm run properties -- [--runs N] [--seed S [--path P]] [--list] [FILTER...]\n`)
+  expect(run.stderr).toBe(`properties: ${message}\nusage: npm run properties -- [--runs N] [--times K] [--seed S [--path P]] [--list] [FILTER...]\n`)
 })
 
 test('a property takes FC_NUM_RUNS when it asks for more runs than its own, and FC_SEED/FC_PATH to replay', () => {
   expect(propertyRuns(150, {}).numRuns).toBe(150)
   expect(propertyRuns(150, { FC_NUM_RUNS: '4000' }).numRuns).toBe(4000)
   expect(propertyRuns(2000, { FC_NUM_RUNS: '1000' }).numRuns).toBe(2000)
+  expect(propertyRuns(150, { FC_NUM_RUNS: '1000', FC_RUNS_FACTOR: '100' }).numRuns).toBe(15_000) // --times 100
+  expect(propertyRuns(5, { FC_NUM_RUNS: '1000', FC_RUNS_FACTOR: '100' }).numRuns).toBe(1000)
   expect(propertyRuns(150, { FC_SEED: '42', FC_PATH: '3:1' })).toMatchObject({ seed: 42, path: '3:1', endOnFailure: true })
   expect(propertyRuns(150, { FC_SEED: '' })).not.toHaveProperty('seed')
 })

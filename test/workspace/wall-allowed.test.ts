@@ -106,7 +106,8 @@ describe('workspace.deny (defaults: .env, .env.*, .git/**, .toolhost/**)', () =>
   test.each([...DENIED, '.toolhost/results/call_1-m1abc2d-x4y5z6.txt', '.toolhost/results/new.txt'])('write_file %s is refused and changes nothing', async (p) => {
     const before = readFileSync(path.join(sb.root, '.env'), 'utf8')
     const result = await call(host, 'write_file', { path: p, content: 'pwned\n' })
-    expect(result.error?.code, result.content).toBe('E_PATH_OUTSIDE_ROOT')
+    // The host's own state is its control plane (issue 32.2): refused before the deny list is asked.
+    expect(result.error?.code, result.content).toBe(p.startsWith('.toolhost/') ? 'E_CONTROL_PLANE' : 'E_PATH_OUTSIDE_ROOT')
     expect(readFileSync(path.join(sb.root, '.env'), 'utf8')).toBe(before)
     expect(readFileSync(path.join(sb.root, '.toolhost', 'results', 'call_1-m1abc2d-x4y5z6.txt'), 'utf8')).toBe('a saved full result\n')
   })

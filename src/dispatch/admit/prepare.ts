@@ -4,6 +4,7 @@ import type { ToolRegistry } from '../../registry/registry.js'
 import type { AnyTool, ToolCall, ToolError } from '../../contract/types.js'
 import { checkArgumentLimits, copyArguments, type ArgumentLimits } from './argument-limits.js'
 import { shownName, suggestNames } from './suggest.js'
+import { CALL_ERRORS } from '../../contract/call-errors.js'
 
 export type Prepared =
   | { ok: true; tool: AnyTool; args: Record<string, unknown> }
@@ -58,14 +59,13 @@ export function resolveTool(registry: ToolRegistry, name: string): { ok: true; t
 
 /** The E_TOOL_UNKNOWN error for `name`, suggesting `suggestions` when there are any. */
 export function unknownToolError(name: string, suggestions: readonly string[]): ToolError {
-  const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.map((n) => `"${n}"`).join(' or ')}?` : ' Call one of the tools you were given.'
-  return { code: 'E_TOOL_UNKNOWN', message: `there is no tool named "${shownName(name)}".${hint}` }
+  return CALL_ERRORS.unknownTool(shownName(name), suggestions)
 }
 
 /** Validate: against the schema compiled at registration; each bad field named by its path. */
 export function validateArguments(registry: ToolRegistry, tool: AnyTool, args: Record<string, unknown>): ToolError | undefined {
   const entry = registry.entry(tool.name)
-  if (!entry) return { code: 'E_TOOL_UNKNOWN', message: `the tool "${tool.name}" was removed` }
+  if (!entry) return CALL_ERRORS.removedTool(tool.name)
   if (entry.validate(args)) return undefined
   const problems = describeSchemaErrors(entry.validate.errors, args)
   return {

@@ -1,6 +1,8 @@
 import { describeThrown, isErrorCode, isToolhostError } from '../../contract/errors.js'
 import type { AnyTool, ToolContext, ToolError } from '../../contract/types.js'
 import { createDeferred } from '../../contract/deferred.js'
+import { CALL_ERRORS } from '../../contract/call-errors.js'
+import { thrownAt } from './thrown-at.js'
 
 const MAX_TIMER_MS = 2 ** 31 - 1
 
@@ -24,6 +26,13 @@ export interface ExecuteOptions {
   graceMs: number
   /** Called once if the handler ignores its abort for `graceMs` and is abandoned (with the call's id). */
   onAbandon?: (why: string, callId: string) => void
+  /** Where each tool was registered from (the registry), read only when a handler throws: its message names the plugin file and line. */
+  sources?: ToolSources
+}
+
+/** The tools' plugin files, by tool name (`ToolRegistry` is one). */
+export interface ToolSources {
+  entry(name: string): { readonly source: string | undefined } | undefined
 }
 
 /**
@@ -45,14 +54,14 @@ export function executeCall(tool: AnyTool, args: Record<string, unknown>, contex
   try {
     value = tool.handler(args, context)
   } catch (error) {
-    return doneExecution(failedOutcome(tool.name, error))
+    return doneExecution(failedOutcome(tool.name, error, context, options))
   }
   // A handler that returned without a promise has finished: nothing can time out or be interrupted.
   let thenable: boolean
   try {
     thenable = isThenable(value)
   } catch (error) {
-    return doneExecution(failedOutcome(tool.name, error)) // a returned Proxy whose `then` throws
+    return doneExecution(failedOutcome(tool.name, error, context, options)) // a returned Proxy whose `then` throws
   }
   if (!thenable) return doneExecution({ ok: true, value })
   const answer = createDeferred<Outcome>()
@@ -74,15 +83,15 @@ export function executeCall(tool: AnyTool, args: Record<string, unknown>, contex
 
   // setTimeout fires at once for delays past 2^31-1 ms (about 24.8 days); cap it there.
   const timer = setTimeout(() => {
-    const message = `timed out after ${options.timeoutMs} ms running ${tool.name}; the call was aborted and may have partly run. Try again with less work per call, or a longer timeout if the tool takes one.`
-    controller.abort(new Error(message))
-    answer.resolve({ ok: false, error: { code: 'E_TIMEOUT', message } })
+    const error = CALL_ERRORS.timedOut(tool.name, options.timeoutMs)
+    controller.abort(new Error(error.message))
+    answer.resolve({ ok: false, error })
     startAbandonClock(`${tool.name} ignored its abort ${options.graceMs} ms after timing out`)
   }, Math.min(options.timeoutMs, MAX_TIMER_MS))
 
   Promise.resolve(value).then(
     (value: unknown) => answer.resolve({ ok: true, value }),
-    (error: unknown) => answer.resolve(interrupted ? interruptedOutcome(tool.name) : failedOutcome(tool.name, error)),
+    (error: unknown) => answer.resolve(interrupted ? interruptedOutcome(tool.name) : failedOutcome(tool.name, error, context, options)),
   ).finally(() => {
     clearTimeout(timer)
     clearTimeout(abandonTimer)
@@ -106,10 +115,10 @@ export function executeCall(tool: AnyTool, args: Record<string, unknown>, contex
 }
 
 function interruptedOutcome(name: string): Outcome {
-  return { ok: false, error: { code: 'E_INTERRUPTED', message: `${name} was interrupted while running; it may have partly run. Check its effects before retrying.` } }
+  return { ok: false, error: CALL_ERRORS.interruptedRunning(name) }
 }
 
-function failedOutcome(name: string, error: unknown): Outcome {
+function failedOutcome(name: string, error: unknown, context: ToolContext, options: ExecuteOptions): Outcome {
   // A tool may throw a coded ToolhostError (E_PATH_OUTSIDE_ROOT, E_NOT_FOUND, …); keep its code.
   // Read in a guard: this runs in a promise reaction, where a throwing getter would leave the call unanswered.
   try {
@@ -117,7 +126,13 @@ function failedOutcome(name: string, error: unknown): Outcome {
   } catch {
     // not readable as a ToolhostError: described below like any thrown value
   }
-  return { ok: false, error: { code: 'E_TOOL_FAILED', message: `${name} failed: ${describeThrown(error)}` } }
+  let at: string | undefined
+  try {
+    at = thrownAt(error, options.sources?.entry(name)?.source, context.workspace.root)
+  } catch {
+    at = undefined // a place that cannot be read costs the call nothing but the place
+  }
+  return { ok: false, error: { code: 'E_TOOL_FAILED', message: `${name} failed: ${describeThrown(error)}${at === undefined ? '' : ` (thrown at ${at})`}` } }
 }
 
 const SETTLED = Promise.resolve({ abandoned: false })

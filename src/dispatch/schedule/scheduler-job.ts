@@ -1,17 +1,16 @@
 // The scheduler's bookkeeping per call and per submission (see scheduler.ts).
-import type { ToolError } from '../../contract/types.js'
 import type { ToolProfile } from './duration-estimates.js'
 import type { Execution } from '../execute/execute-call.js'
 import type { JobOutcome, OutcomeSink, SchedulableCall, Wait } from './scheduler-types.js'
-import type { PoolJob, PoolPlace, RateSlot } from './pool-job.js'
-import type { Lease } from '../../store/coordination-store.js'
+import type { PoolJob, PoolPlace } from './pool-job.js'
+import { RareJobFields } from './rare-job-fields.js'
+import { sharedEmpty } from './shared-empty.js'
 
 type JobState = 'pending' | 'running' | 'done'
 
-// Shared by every job with no dep; frozen, so a stray push fails loudly instead of giving every
-// such job a wait.
-const NO_WAITS = Object.freeze([]) as unknown as Wait[]
-const NO_DEPS = Object.freeze([]) as unknown as Job[]
+// Shared by every job with no dep (see shared-empty.ts).
+const NO_WAITS = sharedEmpty<Wait>()
+const NO_DEPS = sharedEmpty<Job>()
 
 /**
  * Where a call stands with the coordination store: not asked yet, asking (waiting for other hosts),
@@ -45,7 +44,7 @@ export class Submission {
  * const job = new Job(1, call)
  * job.answer({ ran: false, error, waits: [] }) // job.outcome resolves with it (or its sink is told)
  */
-export class Job implements PoolJob {
+export class Job extends RareJobFields implements PoolJob {
   readonly seq: number
   readonly key: string
   readonly call: SchedulableCall
@@ -80,78 +79,12 @@ export class Job implements PoolJob {
   sink: OutcomeSink | undefined = undefined
   /** The call's index in its submission, for the sink. */
   slot = 0
-  // What most calls never set (a rate slot, a gate's error, an interrupt, the store's lease, the
-  // outcome promise), in an object made on first write: a job is a third smaller without them.
-  #rare: RareJobFields | undefined = undefined
-
   constructor(seq: number, call: SchedulableCall) {
+    super()
     this.seq = seq
     this.key = String(seq)
     this.call = call
     this.profile = call.profile
-  }
-
-  /** Its hold on its `rate_limits` group (a rate-limited call). */
-  get rate(): RateSlot | undefined {
-    return this.#rare?.rate
-  }
-
-  set rate(value: RateSlot | undefined) {
-    if (value !== undefined || this.#rare !== undefined) this.#more().rate = value
-  }
-
-  /** Why its gate refused it (an approval denied or failed). */
-  get gateError(): ToolError | undefined {
-    return this.#rare?.gateError
-  }
-
-  set gateError(value: ToolError | undefined) {
-    if (value !== undefined || this.#rare !== undefined) this.#more().gateError = value
-  }
-
-  /** An interrupt arrived while the job was starting (e.g. from a 'started' listener). */
-  get interruptPending(): boolean {
-    return this.#rare?.interruptPending ?? false
-  }
-
-  set interruptPending(value: boolean) {
-    if (value || this.#rare !== undefined) this.#more().interruptPending = value
-  }
-
-  /** Interrupted while running: its duration says nothing about the tool. */
-  get interrupted(): boolean {
-    return this.#rare?.interrupted ?? false
-  }
-
-  set interrupted(value: boolean) {
-    if (value || this.#rare !== undefined) this.#more().interrupted = value
-  }
-
-  /** Its submission, when that has a signal (the abort listener goes once all its calls are released). */
-  get submission(): Submission | undefined {
-    return this.#rare?.submission
-  }
-
-  set submission(value: Submission | undefined) {
-    if (value !== undefined || this.#rare !== undefined) this.#more().submission = value
-  }
-
-  /** The store's lease on this call's claim, given back on release. */
-  get lease(): Lease | undefined {
-    return this.#rare?.lease
-  }
-
-  set lease(value: Lease | undefined) {
-    if (value !== undefined || this.#rare !== undefined) this.#more().lease = value
-  }
-
-  /** Gives up the store request while asking (the call was released first). */
-  get storeAbort(): AbortController | undefined {
-    return this.#rare?.storeAbort
-  }
-
-  set storeAbort(value: AbortController | undefined) {
-    if (value !== undefined || this.#rare !== undefined) this.#more().storeAbort = value
   }
 
   /**
@@ -160,7 +93,7 @@ export class Job implements PoolJob {
    */
   get outcome(): Promise<JobOutcome> {
     if (this.sink !== undefined) throw new Error(`scheduler: call ${this.call.id} reports to a sink; it has no outcome promise`)
-    const rare = this.#more()
+    const rare = this.rareFields()
     if (rare.promise === undefined) {
       const answered = rare.answer
       rare.promise = answered !== undefined ? Promise.resolve(answered) : new Promise<JobOutcome>((resolve) => {
@@ -203,27 +136,8 @@ export class Job implements PoolJob {
       this.sink.answer(this.slot, outcome)
       return
     }
-    const resolve = this.#rare?.resolve
+    const resolve = this.rareFieldsIfAny()?.resolve
     if (resolve !== undefined) resolve(outcome)
-    else this.#more().answer = outcome
-  }
-
-  #more(): RareJobFields {
-    return (this.#rare ??= new RareJobFields())
+    else this.rareFields().answer = outcome
   }
 }
-
-// The fields of a job that most calls never set (see `Job`).
-class RareJobFields {
-  rate: RateSlot | undefined = undefined
-  gateError: ToolError | undefined = undefined
-  interruptPending = false
-  interrupted = false
-  submission: Submission | undefined = undefined
-  lease: Lease | undefined = undefined
-  storeAbort: AbortController | undefined = undefined
-  promise: Promise<JobOutcome> | undefined = undefined
-  resolve: ((outcome: JobOutcome) => void) | undefined = undefined
-  answer: JobOutcome | undefined = undefined
-}
-

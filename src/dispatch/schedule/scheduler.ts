@@ -11,6 +11,7 @@ import { SchedulerEvents } from './scheduler-events.js'
 import { Job, Submission } from './scheduler-job.js'
 import type { JobOutcome, OutcomeSink, SchedulableCall, SchedulerOptions, SubmitOptions } from './scheduler-types.js'
 import { WorkerPool } from './worker-pool.js'
+import { CALL_ERRORS } from '../../contract/call-errors.js'
 
 export type { JobOutcome, OutcomeSink, SchedulableCall, SchedulerEvent, SchedulerOptions, SubmitOptions, Wait } from './scheduler-types.js'
 
@@ -205,7 +206,7 @@ export class Scheduler {
       timer = setTimeout(resolve, graceMs)
     })
     await Promise.race([grace, this.onIdle()]).finally(() => clearTimeout(timer))
-    const closed: ToolError = { code: 'E_ABORTED', message: `skipped: the host closed before the call's availability or permission was decided (nothing answered within the interrupt grace, dispatch.interrupt_grace_ms = ${graceMs} ms); it did not run` }
+    const closed: ToolError = CALL_ERRORS.closedUndecided(graceMs)
     this.#holding(() => {
       for (const job of this.#reserved.inArrivalOrder()) if (job.held && job.state === 'pending') this.#skip(job, closed)
     })
@@ -371,7 +372,7 @@ export class Scheduler {
 
   #interrupt(job: Job): void {
     if (job.state === 'pending') {
-      this.#skip(job, { code: 'E_ABORTED', message: 'skipped: interrupted before it started; it did not run' })
+      this.#skip(job, CALL_ERRORS.skipped())
     } else if (job.state === 'running') {
       job.interrupted = true
       if (job.execution) job.execution.interrupt()

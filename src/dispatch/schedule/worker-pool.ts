@@ -4,6 +4,7 @@ import type { PoolJob, RateGroup } from './pool-job.js'
 import { RateGroups, type PoolWorkers, type RateGroupsOptions } from './rate-groups.js'
 import type { RateLimit, RateRule } from './rate-limits.js'
 import { ReadyQueue, type ReadyOptions } from './ready-queue.js'
+import { ReusedAddOptions } from './reused-add-options.js'
 
 // Rate-cleared calls go first for the next free worker (they have already waited for their slot).
 const FIRST = Number.MAX_VALUE
@@ -39,7 +40,7 @@ export class WorkerPool {
   // Rate-cleared calls handed to the worker queue and not yet started: they count as busy workers.
   #cleared = 0
   #throttled = false
-  readonly #addOptions: { priority: number; id: string; seq: number; item: unknown } = { priority: 0, id: '', seq: 0, item: undefined }
+  readonly #addOptions = new ReusedAddOptions()
 
   /**
    * `onMoved`: calls that new rate limits moved (into a rate group, or out of one), to announce their
@@ -217,15 +218,8 @@ export class WorkerPool {
     job.place = priority === FIRST ? 'cleared' : 'worker'
     // No `signal`, no timeout, no listener: p-queue adds no abort plumbing per call. The returned
     // promise is dropped: the task never throws (the scheduler turns every failure into an outcome).
-    // p-queue copies the options first thing in `add` (before the task can start and hand the pool
-    // another call), so one options object serves every add.
-    const options = this.#addOptions
-    options.priority = priority
-    options.id = job.key
-    options.seq = job.seq
-    options.item = job
-    void this.#queue.add<unknown>(() => this.#start(job), options)
-    options.item = undefined
+    void this.#queue.add<unknown>(() => this.#start(job), this.#addOptions.fill(priority, job.key, job.seq, job))
+    this.#addOptions.clear()
   }
 
   #start(job: PoolJob): Promise<unknown> | undefined {

@@ -1,6 +1,7 @@
 // Live limits × admission at arrival (issues 12 and 14): a call held behind its approval when
 // config.yaml's live keys change starts under the new ones (timeout, rate limit), and while it waits
 // for a person it holds no worker and no rate slot. Driven by deferreds and events, not sleeps.
+import { internalsOf } from '../../../src/host/host.js'
 import { afterEach, beforeEach, expect, test } from 'vitest'
 import { createDeferred } from '../../../src/contract/deferred.js'
 import { createHost, defineTool, registry, type ApprovalAnswer, type ApprovalRequest, type Host, type HostEvent } from '../../../src/index.js'
@@ -58,7 +59,7 @@ test('a call held behind its approval when the live keys change runs under the n
   expect((await asked.promise).map((r) => r.callId)).toEqual(['a', 'b'])
   // Waiting for a person: no worker and no rate slot taken.
   expect(host.stats.running).toBe(0)
-  expect(host.pool.waiting).toBe(0)
+  expect(internalsOf(host).pool.waiting).toBe(0)
 
   const next = structuredClone(host.config)
   next.dispatch.timeout_ms = 30
