@@ -1,4 +1,4 @@
-import { MAX_LINE_CHARS } from './ripgrep-args.js'
+import { MAX_LINE_CHARS } from './search-limits.js'
 
 /**
  * The lines a search keeps: at most `max`; one more sets `more` and tells the engine to stop.

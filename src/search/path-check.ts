@@ -6,7 +6,7 @@ import { isTempFileName } from '../workspace/temp-file-names.js'
 import { canonicalPath, comparablePath } from '../workspace/paths.js'
 import type { Workspace } from '../workspace/workspace.js'
 import { passesGlob, type CompiledSearch } from './compile-search.js'
-import { SKIPPED_FOLDERS } from './ripgrep-args.js'
+import { SKIPPED_FOLDERS } from './search-limits.js'
 
 // An absolute path, an empty part, or a "." or ".." part.
 const UNSAFE = /^\/|\/\/|(?:^|\/)\.\.?(?:\/|$)|\/$/

@@ -8,16 +8,11 @@
 // ripgrep work, so each may leave out less than the wall does, never more.
 import picomatch from 'picomatch'
 import { toRustRegex } from './rust-syntax.js'
+import { MAX_FILE_BYTES, MAX_LINE_CHARS, SKIPPED_FOLDERS } from './search-limits.js'
 
-/** Files over this size are skipped (both engines). */
-export const MAX_FILE_BYTES = 5 * 1024 * 1024
-/** A line is shown up to this many characters, then "…" (both engines). */
-export const MAX_LINE_CHARS = 300
 // A line of MAX_LINE_CHARS UTF-16 units takes at most 3 bytes a unit: ripgrep cuts only longer
 // lines, and what it keeps of them still holds the first MAX_LINE_CHARS units.
 const MAX_COLUMNS = MAX_LINE_CHARS * 4
-/** Folders never searched, by name at any depth below the start (both engines). */
-export const SKIPPED_FOLDERS: ReadonlySet<string> = new Set(['node_modules', '.git'])
 
 export interface RipgrepArgsInput {
   readonly pattern: string
@@ -54,7 +49,6 @@ export function ripgrepArgs(input: RipgrepArgsInput): string[] {
     '--null',
     '--color=never',
     '--path-separator=/',
-    `--max-filesize=${MAX_FILE_BYTES}`,
     ...[...SKIPPED_FOLDERS].map((name) => `--glob=!${name}/`),
     '--glob=!.toolhost-*.tmp',
     ...denyGlobs(input.deny).map((pattern) => `--glob=!${pattern}`),
@@ -65,7 +59,9 @@ export function ripgrepArgs(input: RipgrepArgsInput): string[] {
   if (input.target === 'files') {
     args.push('--files')
   } else {
-    args.push('--stats', '--line-number', '--with-filename', '--no-heading', '--encoding=none', '--crlf', `--max-columns=${MAX_COLUMNS}`, '--max-columns-preview')
+    // Only content skips big files (a file's name is listed whatever its size): in files mode the
+    // size would also cost ripgrep a stat per file.
+    args.push(`--max-filesize=${MAX_FILE_BYTES}`, '--stats', '--line-number', '--with-filename', '--no-heading', '--encoding=none', '--crlf', `--max-columns=${MAX_COLUMNS}`, '--max-columns-preview')
     if (input.ignoreCase) args.push('--ignore-case')
     else args.push('--case-sensitive')
     args.push(`--regexp=${toRustRegex(input.pattern)}`)

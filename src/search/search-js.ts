@@ -8,7 +8,7 @@ import { ToolhostError } from '../contract/errors.js'
 import type { ResolvedPath } from '../workspace/resolve-in-root.js'
 import type { Workspace } from '../workspace/workspace.js'
 import { passesGlob, type CompiledSearch } from './compile-search.js'
-import { MAX_FILE_BYTES } from './ripgrep-args.js'
+import { MAX_FILE_BYTES } from './search-limits.js'
 import { Findings } from './findings.js'
 import type { SearchOutcome, SearchRequest } from './search-types.js'
 import { walkTree } from './walk-tree.js'
@@ -16,6 +16,8 @@ import { walkTree } from './walk-tree.js'
 // Lines tested at once by the whole-chunk test, and work between two turns of the event loop.
 const CHUNK_LINES = 256
 const SLICE_MS = 10
+// Files being read ahead of the one searched (each at most MAX_FILE_BYTES in memory).
+const PREFETCH = 8
 
 /**
  * Searches with the JavaScript engine.
@@ -27,25 +29,32 @@ export async function searchWithJs(ws: Workspace, request: SearchRequest, compil
   const pace = pacer(request.signal)
   const found = new Findings(request.maxResults)
   let filesSearched = 0
+  // Reads started ahead of the search, in walk order: a read through the wall is several round
+  // trips to the thread pool, so files are read PREFETCH at a time and searched one by one.
+  const reads: { file: ResolvedPath; bytes: Promise<Buffer | undefined> }[] = []
+  let going = true
+  const searchNext = async (): Promise<void> => {
+    const next = reads.shift()!
+    const bytes = await next.bytes
+    if (going && bytes !== undefined) going = await searchContent(next.file, bytes, compiled, found, pace)
+  }
   const visit = async (file: ResolvedPath): Promise<boolean> => {
     const fromStart = path.relative(request.start.path, file.path).split(path.sep).join('/') || path.basename(file.path)
     if (!passesGlob(compiled, fromStart)) return true
     filesSearched++
     await pace()
     if (request.target === 'files') return compiled.line.test(file.relative) ? found.add(file.relative) : true
-    return searchContent(ws, file, compiled, found, pace)
+    // Vanished, swapped or unreadable since it was listed: skipped.
+    reads.push({ file, bytes: ws.readFile(file).catch(() => undefined) })
+    if (reads.length >= PREFETCH) await searchNext()
+    return going
   }
   await walkTree(ws, request.start, visit, request.signal)
+  while (going && reads.length > 0) await searchNext()
   return { lines: found.lines, more: found.more, filesSearched, engine: 'javascript' }
 }
 
-async function searchContent(ws: Workspace, file: ResolvedPath, compiled: CompiledSearch, found: Findings, pace: () => Promise<void>): Promise<boolean> {
-  let bytes: Buffer
-  try {
-    bytes = await ws.readFile(file)
-  } catch {
-    return true // vanished, swapped or unreadable since it was listed: skip it
-  }
+async function searchContent(file: ResolvedPath, bytes: Buffer, compiled: CompiledSearch, found: Findings, pace: () => Promise<void>): Promise<boolean> {
   if (bytes.length > MAX_FILE_BYTES || bytes.subarray(0, 8192).includes(0)) return true
   if (compiled.literal !== undefined && !bytes.includes(compiled.literal.bytes)) return true
   const text = bytes.toString('utf8')

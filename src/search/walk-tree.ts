@@ -10,7 +10,7 @@ import { isTempFileName } from '../workspace/temp-file-names.js'
 import type { ResolvedPath } from '../workspace/resolve-in-root.js'
 import type { Workspace } from '../workspace/workspace.js'
 import { foldersAbove, readGitignore } from './gitignore-files.js'
-import { SKIPPED_FOLDERS } from './ripgrep-args.js'
+import { SKIPPED_FOLDERS } from './search-limits.js'
 
 interface Rules { base: string; rules: Ignore }
 

@@ -85,6 +85,7 @@ const QUERIES: Query[] = [
   { pattern: 'skip|local', target: 'files', path: 'src/sub' },
   { pattern: '.', target: 'files', path: 'pkg/a' },
   { pattern: 'key', target: 'files' },
+  { pattern: 'huge|blob', target: 'files' },
 ]
 
 describe('search_files: ripgrep and the JavaScript engine agree (issue 29)', () => {
