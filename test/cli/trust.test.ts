@@ -109,6 +109,13 @@ describe('an untrusted folder', () => {
     expect([ran('plugin-ran'), ran('hook-ran'), ran('server-ran')]).toEqual([false, false, false])
   })
 
+  test('with the built-in tools off, "no tools" says why: the folder is not trusted', async () => {
+    writeFileSync(path.join(repo, 'config.yaml'), 'plugins: { builtins: false }\n')
+    const list = await toolhost(['list'])
+    expect(list.stderr).toContain("toolhost: no tools: the built-in tools are off (plugins.builtins: false in")
+    expect(list.stderr).toContain("; the folder's 1 plugin file was not loaded: it is not trusted (toolhost trust runs them).")
+  })
+
   test('a folder that brings no code of its own says nothing about trust', async () => {
     rmSync(path.join(repo, 'plugins'), { recursive: true })
     const list = await toolhost(['list'])
