@@ -108,6 +108,8 @@ function trustLines(host: Host): string[] {
   for (const file of code.pluginFiles) lines.push(`  not loaded  ${file}`)
   if (code.hookCommands > 0) lines.push(`  not run     ${code.hookCommands} hook command${code.hookCommands === 1 ? '' : 's'} of ${code.configFile ?? 'config'}`)
   for (const server of code.mcpServers) lines.push(`  not started mcp_servers.${server}`)
+  if (code.permissions.mode !== undefined) lines.push(`  not applied permissions.mode ${code.permissions.mode} (calls ask as in ask mode)`)
+  if (code.permissions.allowRules > 0) lines.push(`  not applied ${code.permissions.allowRules} permissions.allow rule${code.permissions.allowRules === 1 ? '' : 's'}`)
   return lines
 }
 

@@ -10,8 +10,8 @@ import type { ResolvedSetup } from './setup.js'
 
 /**
  * Asks `options.workspaceTrust` about the code a workspace config brings: trusted (or nothing to
- * ask), the config as loaded; untrusted, the config without its plugin folders, hooks and MCP
- * servers, and a warning naming what was left out and the command that trusts the folder.
+ * ask), the config as loaded; untrusted, the config without its plugin folders, hooks, MCP servers,
+ * allow rules and looser permission mode, and a warning naming what was left out and the command that trusts the folder.
  */
 export async function askWorkspaceTrust(resolved: ResolvedSetup, options: HostOptions): Promise<{ config: ToolhostConfig; gated: boolean; withheld?: WorkspaceCode }> {
   const ask = options.workspaceTrust
@@ -24,7 +24,9 @@ export async function askWorkspaceTrust(resolved: ResolvedSetup, options: HostOp
   return {
     gated: true,
     withheld: code,
-    config: { ...config, plugins: { ...config.plugins, dirs: [] }, hooks: { before_call: [], after_call: [] }, mcp_servers: {} },
+    // Its permission rules and mode loosen nothing until trusted: the defaults ask (an explicit
+    // --permission-mode or createHost({ permissionMode }) is the person's, and still wins).
+    config: { ...config, plugins: { ...config.plugins, dirs: [] }, hooks: { before_call: [], after_call: [] }, mcp_servers: {}, permissions: { ...config.permissions, allow: [], mode: code.permissions.mode === undefined ? config.permissions.mode : 'ask' } },
   }
 }
 

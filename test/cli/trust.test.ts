@@ -109,6 +109,26 @@ describe('an untrusted folder', () => {
     expect([ran('plugin-ran'), ran('hook-ran'), ran('server-ran')]).toEqual([false, false, false])
   })
 
+  test('its config loosens no permission until trusted: allow rules and a looser mode are not applied (calls ask, and without a terminal are denied)', async () => {
+    rmSync(path.join(repo, 'plugins'), { recursive: true })
+    writeFileSync(path.join(repo, 'config.yaml'), 'permissions:\n  mode: bypass\n  allow: ["terminal(*)"]\n')
+    const call = await toolhost(['call', 'terminal', '{"command": "touch terminal-ran"}'])
+    expect(call.code).toBe(1)
+    expect(call.stderr).toContain('error E_DENIED')
+    expect(call.stderr).toContain(`toolhost warn: permissions.mode bypass, 1 permissions.allow rule not loaded: ${repo} is not trusted`)
+    expect(ran('terminal-ran')).toBe(false)
+    expect((await toolhost(['doctor'])).stdout).toContain('  not applied permissions.mode bypass (calls ask as in ask mode)')
+  })
+
+  test('once trusted, or with the person\'s own --permission-mode, they apply', async () => {
+    rmSync(path.join(repo, 'plugins'), { recursive: true })
+    writeFileSync(path.join(repo, 'config.yaml'), 'permissions:\n  mode: bypass\n  allow: ["terminal(*)"]\n')
+    expect((await toolhost(['call', 'terminal', '{"command": "touch flag-ran"}', '--permission-mode', 'bypass'])).code).toBe(0)
+    await toolhost(['trust'])
+    expect((await toolhost(['call', 'terminal', '{"command": "touch terminal-ran"}'])).code).toBe(0)
+    expect(ran('terminal-ran')).toBe(true)
+  })
+
   test('with the built-in tools off, "no tools" says why: the folder is not trusted', async () => {
     writeFileSync(path.join(repo, 'config.yaml'), 'plugins: { builtins: false }\n')
     const list = await toolhost(['list'])
