@@ -161,21 +161,28 @@ describe('toolhost trust', () => {
     expect(ran('plugin-ran')).toBe(true)
   })
 
-  test('a changed plugin file, a new hook or a new server needs trust again (as direnv allow)', async () => {
+  // Each change is its own test: each spawns the CLI a few times (a shared machine is slow).
+  test('a changed plugin file needs trust again (as direnv allow)', async () => {
     await toolhost(['trust'])
     appendFileSync(path.join(repo, 'plugins', 'evil.mjs'), '// one more line\n')
     expect((await toolhost(['list'])).stderr).toContain('not trusted')
     await toolhost(['trust'])
     expect((await toolhost(['list'])).stdout).toContain('evil')
+  })
+
+  test('a new hook or server needs trust again', async () => {
+    await toolhost(['trust'])
     withHooksAndServers()
     const list = await toolhost(['list'])
     expect(list.stdout).not.toContain('evil')
     expect(list.stderr).toContain('1 hook command')
-    // A helper beside the plugins is code too.
+    expect(ran('hook-ran')).toBe(false)
+  })
+
+  test('a helper beside the plugins is code too: a new one needs trust again', async () => {
     await toolhost(['trust'])
     writeFileSync(path.join(repo, 'plugins', 'helper.cjs'), 'module.exports = 1\n')
     expect((await toolhost(['list'])).stderr).toContain('not trusted')
-    expect([ran('hook-ran')]).toEqual([false])
   })
 
   test('--revoke forgets the folder', async () => {
