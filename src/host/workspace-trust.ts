@@ -32,13 +32,14 @@ export async function askWorkspaceTrust(resolved: ResolvedSetup, options: HostOp
 
 // What a reloaded config may change under a trust gate: not the code it runs. Its hooks (new
 // commands) stay those in force (`inForce`: the file's at start when trusted, none when withheld),
-// and so do its plugin folders and MCP servers, which only a restart (and trust) changes.
+// and so do its plugin folders, MCP servers, allow rules and mode, which only a restart (and trust)
+// changes.
 export function keepTrustedCode(fromFile: ToolhostConfig, inForce: ToolhostConfig, log: { warn(message: string): void }): (next: ToolhostConfig) => ToolhostConfig {
   const started = JSON.stringify(fromFile.hooks)
   return (next) => {
     if (JSON.stringify(next.hooks) !== started) log.warn('hooks changed in the config file; the hooks in force stay: run toolhost trust, then restart, to run the new ones')
     if (inForce === fromFile) return { ...next, hooks: inForce.hooks }
-    return { ...next, hooks: inForce.hooks, plugins: { ...next.plugins, dirs: inForce.plugins.dirs }, mcp_servers: inForce.mcp_servers }
+    return { ...next, hooks: inForce.hooks, plugins: { ...next.plugins, dirs: inForce.plugins.dirs }, mcp_servers: inForce.mcp_servers, permissions: { ...next.permissions, allow: inForce.permissions.allow, mode: inForce.permissions.mode } }
   }
 }
 
