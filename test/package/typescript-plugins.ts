@@ -100,7 +100,8 @@ export function describeTypescriptPlugins(kitOf: () => PackageKit): void {
       test(`a ${type} project: .ts and .mts plugins load, first compiled then from the cache with neither tsx nor esbuild; imports resolve; the stack names the .ts line`, async () => {
         const kit = kitOf()
         const dir = writeProject(kit, `typescript-${type}`, type)
-        const cache = path.join(dir, 'ts-cache')
+        // Beside the project, not in it: a cache inside the workspace root is moved out (issue 32.2).
+        const cache = `${dir}-ts-cache`
         const env = { TOOLHOST_TS_CACHE: cache }
         const first = await runTraced(dir, 'app.mjs', env)
         expect(first.code, first.stderr).toBe(0)
@@ -126,7 +127,7 @@ export function describeTypescriptPlugins(kitOf: () => PackageKit): void {
     test('an edited plugin is compiled again; a tampered cache entry is not run but compiled again', async () => {
       const kit = kitOf()
       const dir = writeProject(kit, 'typescript-edits', 'commonjs')
-      const env = { TOOLHOST_TS_CACHE: path.join(dir, 'ts-cache') }
+      const env = { TOOLHOST_TS_CACHE: `${dir}-ts-cache` }
       expect((await runTraced(dir, 'app.mjs', env)).code).toBe(0)
       writeFileSync(path.join(dir, 'plugins/lib/shout.ts'), HELPER.replace('toUpperCase', 'toLowerCase'))
       const edited = await runTraced(dir, 'app.mjs', env)
@@ -144,7 +145,7 @@ export function describeTypescriptPlugins(kitOf: () => PackageKit): void {
     test("list leaves nothing running in the CLI's process group, cold (esbuild compiles) and warm", async () => {
       const kit = kitOf()
       const dir = writeProject(kit, 'typescript-leftovers', 'module')
-      const env = { TOOLHOST_TS_CACHE: path.join(dir, 'ts-cache'), TOOLHOST_LOG: 'error' }
+      const env = { TOOLHOST_TS_CACHE: `${dir}-ts-cache`, TOOLHOST_LOG: 'error' }
       for (const state of ['cold', 'warm']) {
         if (state === 'cold') rmSync(env.TOOLHOST_TS_CACHE, { recursive: true, force: true })
         const list = await runInOwnGroup(dir, ['list'], env)
