@@ -19,6 +19,8 @@ export interface ControlPlaneSource {
   pluginDirs?: readonly string[]
   /** The person's trust file (it may lie inside a root at HOME). */
   trustFile?: string
+  /** The host's per-user caches (compiled TypeScript, known schemas): guarded when a root holds them (a root at / or the temp folder). */
+  caches?: readonly string[]
 }
 
 // Characters that make a rule's pattern a glob rather than one path.
@@ -44,6 +46,7 @@ export function controlPlaneOf(source: ControlPlaneSource): ControlPlane {
     for (const script of scriptsOf(hook.command)) candidates.push(path.resolve(root, script))
   }
   if (source.trustFile !== undefined) candidates.push(path.dirname(path.resolve(source.trustFile)))
+  candidates.push(...(source.caches ?? []))
   const paths = [...new Set(candidates.flatMap((p) => [p, realOrSelf(p)]))].filter((p) => isWithin(p, root) && p !== root)
   const opened = config.permissions.allow.flatMap((rule) => {
     const pattern = /^[A-Za-z0-9_.-]+\((.*)\)$/s.exec(rule.trim())?.[1]?.trim()

@@ -18,11 +18,12 @@ const plane = controlPlaneOf({
   baseDir: root,
   pluginDirs: [`${root}/more-plugins`],
   trustFile: `${root}/.config/toolhost/trust.json`,
+  caches: [`${root}/tmp/toolhost-0`, '/elsewhere/cache'],
 })
 
 describe('controlPlaneOf', () => {
   test.each([
-    'config.yaml', 'plugins', 'more-plugins', 'secrets/.env', 'hooks/check.sh', 'scripts/after.mjs', '.toolhost', '.config/toolhost',
+    'config.yaml', 'plugins', 'more-plugins', 'secrets/.env', 'hooks/check.sh', 'scripts/after.mjs', '.toolhost', '.config/toolhost', 'tmp/toolhost-0',
   ])('holds %s', (relative) => {
     expect(plane.paths).toContain(`${root}/${relative}`)
   })
