@@ -29,7 +29,11 @@ interface Row {
 }
 
 function mustRun(command: string, args: string[], cwd: string): string {
-  const result = spawnSync(command, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 2 ** 20, env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } })
+  return mustRunWith(command, args, cwd, {})
+}
+
+function mustRunWith(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): string {
+  const result = spawnSync(command, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 2 ** 20, env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', ...env } })
   if (result.status !== 0) throw new Error(`project start-up benchmark: ${command} ${args.join(' ')} exited ${result.status}:\n${result.stdout.slice(-2000)}${result.stderr.slice(-2000)}`)
   return result.stdout
 }
@@ -115,7 +119,11 @@ export async function runProjectStartup(options: BenchOptions): Promise<{ tables
       { what: "serve: first tools/list, the README's plugins/greet.ts", run: (node, env) => untilFirstToolsList(readme, bin, node, env) },
     ]
     const nodes = [process.execPath, ...options.nodes]
-    const warmEnv: NodeJS.ProcessEnv = { ...process.env, TOOLHOST_TS_CACHE: path.join(work, 'ts-cache'), TOOLHOST_SCHEMA_CACHE: path.join(work, 'schemas.txt') }
+    // The README's user trusts the project once (toolhost trust), as the README says: its own
+    // plugins/ load only then (the trust file of this run, never the user's).
+    const trustFile = path.join(work, 'trust', 'trust.json')
+    mustRunWith(process.execPath, [bin, 'trust'], readme, { TOOLHOST_TRUST_FILE: trustFile })
+    const warmEnv: NodeJS.ProcessEnv = { ...process.env, TOOLHOST_TS_CACHE: path.join(work, 'ts-cache'), TOOLHOST_SCHEMA_CACHE: path.join(work, 'schemas.txt'), TOOLHOST_TRUST_FILE: trustFile }
     const coldEnv = (cold: 'ts' | 'all'): NodeJS.ProcessEnv => {
       const env = { ...warmEnv, TOOLHOST_TS_CACHE: path.join(work, 'ts-cache-cold'), ...(cold === 'all' ? { TOOLHOST_SCHEMA_CACHE: path.join(work, 'schemas-cold.txt') } : {}) }
       rmSync(env.TOOLHOST_TS_CACHE, { recursive: true, force: true })

@@ -51,7 +51,7 @@ export const COMMANDS: Readonly<Record<string, { synopsis: string; summary: stri
   trust: {
     synopsis: 'toolhost trust [--revoke]',
     summary: "let this folder's own plugins, hooks and MCP servers run",
-    more: "Until a folder is trusted, toolhost runs only the built-in tools and the --plugins folders there: the plugin folders of its config.yaml (or ./plugins), its hooks commands and its mcp_servers are left out, and one line says so. Trust is kept per user, outside the folder (TOOLHOST_TRUST_FILE, else ~/.config/toolhost/trust.json), under the folder's real path and a digest of that code: a changed plugin file, hook or server needs toolhost trust again. --revoke forgets the folder. init trusts the folder it sets up.",
+    more: "Until a folder is trusted, toolhost runs only the built-in tools and the --plugins folders there: the plugin folders of its config.yaml (or ./plugins), its hooks commands and its mcp_servers are left out, its permissions.allow rules and a looser permissions.mode are not applied, and one line says so. Trust is kept per user, outside the folder (TOOLHOST_TRUST_FILE, else ~/.config/toolhost/trust.json), under the folder's real path and a digest of that code: a changed plugin file, hook or server needs toolhost trust again. --revoke forgets the folder. init trusts the folder it sets up.",
   },
   init: {
     synopsis: 'toolhost init',

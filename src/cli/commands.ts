@@ -55,7 +55,9 @@ function whyNoTools(host: Host): string {
   const builtins = host.config.plugins.builtins
   if (builtins === false || (Array.isArray(builtins) && builtins.length === 0)) reasons.push(`the built-in tools are off (plugins.builtins: ${JSON.stringify(builtins)}${host.configFile ? ` in ${host.configFile}` : ''})`)
   const { loaded, failed, missingDirs = [] } = host.pluginReport
-  if (failed.length > 0) reasons.push(`${failed.length} plugin file${failed.length === 1 ? '' : 's'} failed to load (toolhost doctor says why)`)
+  const withheld = host.untrustedCode?.pluginFiles.length ?? 0
+  if (withheld > 0) reasons.push(`the folder's ${counted(withheld, 'plugin file')} ${withheld === 1 ? 'was' : 'were'} not loaded: it is not trusted (toolhost trust runs them)`)
+  else if (failed.length > 0) reasons.push(`${failed.length} plugin file${failed.length === 1 ? '' : 's'} failed to load (toolhost doctor says why)`)
   else if (loaded.length === 0) reasons.push(`no plugin file was found${missingDirs.length > 0 ? ` (no folder ${missingDirs.join(', ')})` : ''}`)
   else reasons.push(`the ${loaded.length} plugin file${loaded.length === 1 ? '' : 's'} loaded registered no tool`)
   return `toolhost: no tools: ${reasons.join('; ')}. Write one with npx toolhost new-plugin NAME (into ./plugins), or name a folder with --plugins DIR.`
@@ -122,6 +124,8 @@ function trustLines(host: Host): string[] {
   for (const file of code.pluginFiles) lines.push(`  not loaded  ${file}`)
   if (code.hookCommands > 0) lines.push(`  not run     ${code.hookCommands} hook command${code.hookCommands === 1 ? '' : 's'} of ${code.configFile ?? 'config'}`)
   for (const server of code.mcpServers) lines.push(`  not started mcp_servers.${server}`)
+  if (code.permissions.mode !== undefined) lines.push(`  not applied permissions.mode ${code.permissions.mode} (calls ask as in ask mode)`)
+  if (code.permissions.allowRules > 0) lines.push(`  not applied ${code.permissions.allowRules} permissions.allow rule${code.permissions.allowRules === 1 ? '' : 's'}`)
   return lines
 }
 

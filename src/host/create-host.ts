@@ -10,6 +10,7 @@ import { HostRuntime, type Host, type HostParts } from './host.js'
 import { builtinPluginFiles, duplicatesBuiltins } from '../loader/builtin-plugins.js'
 import { loadPlugins } from '../loader/load-plugins.js'
 import { tsCache } from '../loader/ts-source.js'
+import { knownSchemas } from '../registry/known-schemas.js'
 import { createLogger } from '../contract/logger.js'
 import { AUDIENCES } from '../contract/messages.js'
 import { isOpenTelemetryRegistered } from '../otel/detect.js'
@@ -54,6 +55,7 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
     baseDir: resolved.baseDir,
     pluginDirs: (options.plugins ?? []).map((d) => path.resolve(options.cwd ?? process.cwd(), d)),
     trustFile: trustFilePath(options.env ?? process.env),
+    caches: [tsCache.dir, knownSchemas.file === undefined ? undefined : path.dirname(knownSchemas.file)].filter((dir): dir is string => dir !== undefined),
   })
   const setup = { ...resolved, config, controlPlane }
   const log = options.log ?? createLogger()

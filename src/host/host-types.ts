@@ -44,7 +44,8 @@ export interface HostOptions extends ConfigSource {
   loadPlugins?: boolean
   /**
    * Whether the code the workspace brings may run: the plugin folders of a config inside the root
-   * (or the default `./plugins`), its `hooks` commands and its `mcp_servers`. Asked once at start-up
+   * (or the default `./plugins`), its `hooks` commands and its `mcp_servers`, and whether its allow
+   * rules and a looser permission mode apply. Asked once at start-up
    * (and again before hot reload loads a changed file of those folders); when it answers false the
    * host runs without them and says so in one warning. Default: none, so an embedding runs what its
    * config names — its author chose that config (docs/embedding.md#workspace-trust). The CLI and

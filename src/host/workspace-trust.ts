@@ -10,8 +10,8 @@ import type { ResolvedSetup } from './setup.js'
 
 /**
  * Asks `options.workspaceTrust` about the code a workspace config brings: trusted (or nothing to
- * ask), the config as loaded; untrusted, the config without its plugin folders, hooks and MCP
- * servers, and a warning naming what was left out and the command that trusts the folder.
+ * ask), the config as loaded; untrusted, the config without its plugin folders, hooks, MCP servers,
+ * allow rules and looser permission mode, and a warning naming what was left out and the command that trusts the folder.
  */
 export async function askWorkspaceTrust(resolved: ResolvedSetup, options: HostOptions): Promise<{ config: ToolhostConfig; gated: boolean; withheld?: WorkspaceCode }> {
   const ask = options.workspaceTrust
@@ -24,19 +24,22 @@ export async function askWorkspaceTrust(resolved: ResolvedSetup, options: HostOp
   return {
     gated: true,
     withheld: code,
-    config: { ...config, plugins: { ...config.plugins, dirs: [] }, hooks: { before_call: [], after_call: [] }, mcp_servers: {} },
+    // Its permission rules and mode loosen nothing until trusted: the defaults ask (an explicit
+    // --permission-mode or createHost({ permissionMode }) is the person's, and still wins).
+    config: { ...config, plugins: { ...config.plugins, dirs: [] }, hooks: { before_call: [], after_call: [] }, mcp_servers: {}, permissions: { ...config.permissions, allow: [], mode: code.permissions.mode === undefined ? config.permissions.mode : 'ask' } },
   }
 }
 
 // What a reloaded config may change under a trust gate: not the code it runs. Its hooks (new
 // commands) stay those in force (`inForce`: the file's at start when trusted, none when withheld),
-// and so do its plugin folders and MCP servers, which only a restart (and trust) changes.
+// and so do its plugin folders, MCP servers, allow rules and mode, which only a restart (and trust)
+// changes.
 export function keepTrustedCode(fromFile: ToolhostConfig, inForce: ToolhostConfig, log: { warn(message: string): void }): (next: ToolhostConfig) => ToolhostConfig {
   const started = JSON.stringify(fromFile.hooks)
   return (next) => {
     if (JSON.stringify(next.hooks) !== started) log.warn('hooks changed in the config file; the hooks in force stay: run toolhost trust, then restart, to run the new ones')
     if (inForce === fromFile) return { ...next, hooks: inForce.hooks }
-    return { ...next, hooks: inForce.hooks, plugins: { ...next.plugins, dirs: inForce.plugins.dirs }, mcp_servers: inForce.mcp_servers }
+    return { ...next, hooks: inForce.hooks, plugins: { ...next.plugins, dirs: inForce.plugins.dirs }, mcp_servers: inForce.mcp_servers, permissions: { ...next.permissions, allow: inForce.permissions.allow, mode: inForce.permissions.mode } }
   }
 }
 

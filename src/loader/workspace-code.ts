@@ -8,7 +8,8 @@ import { discoverPlugins } from './load-plugins.js'
 
 /**
  * The code a workspace brings, as its config (or the defaults) would run it: plugin files of its
- * plugin folders, config.yaml's `hooks` commands, its `mcp_servers`. The digest covers every one
+ * plugin folders, config.yaml's `hooks` commands, its `mcp_servers`, and what it loosens of the
+ * permission system (a looser mode, allow rules: the model's commands run unasked). The digest covers every one
  * (each plugin file by its content), so a changed hook or plugin is a different digest, as with
  * `direnv allow`.
  */
@@ -25,6 +26,12 @@ export interface WorkspaceCode {
   readonly hookCommands: number
   /** The names of config's `mcp_servers`. */
   readonly mcpServers: readonly string[]
+  /**
+   * What config loosens of the permission system, which would let the model run commands of the
+   * folder's choosing unasked: `permissions.mode` when it is `accept-edits`, `auto` or `bypass`, and
+   * the number of `permissions.allow` rules.
+   */
+  readonly permissions: { readonly mode?: string; readonly allowRules: number }
   /** sha256 (hex) of all of the above, each plugin file by its content. */
   readonly digest: string
 }
@@ -62,6 +69,8 @@ export async function workspaceCodeOf(source: WorkspaceCodeSource): Promise<Work
   for (const file of await filesUnder(pluginDirs)) part([file, contentDigest(file)])
   part(source.config.hooks)
   part(source.config.mcp_servers)
+  const permissions = loosenedPermissions(source.config)
+  part(permissions.allowRules > 0 || permissions.mode !== undefined ? { mode: permissions.mode ?? null, allow: source.config.permissions.allow } : null)
   return {
     root: source.root,
     configFile: source.file,
@@ -69,13 +78,22 @@ export async function workspaceCodeOf(source: WorkspaceCodeSource): Promise<Work
     pluginFiles,
     hookCommands: before.length + after.length,
     mcpServers: Object.keys(source.config.mcp_servers),
+    permissions,
     digest: hash.digest('hex'),
   }
 }
 
 /** Whether a workspace brings no code at all: nothing to trust. */
 export function isEmptyCode(code: WorkspaceCode): boolean {
-  return code.pluginFiles.length === 0 && code.hookCommands === 0 && code.mcpServers.length === 0
+  return code.pluginFiles.length === 0 && code.hookCommands === 0 && code.mcpServers.length === 0 && code.permissions.allowRules === 0 && code.permissions.mode === undefined
+}
+
+// Modes that let calls run without asking that `ask` (the default) would ask about.
+const LOOSER_MODES: readonly string[] = ['accept-edits', 'auto', 'bypass']
+
+function loosenedPermissions(config: ToolhostConfig): WorkspaceCode['permissions'] {
+  const mode = config.permissions.mode
+  return { ...(LOOSER_MODES.includes(mode) ? { mode } : {}), allowRules: config.permissions.allow.length }
 }
 
 /**
@@ -96,6 +114,8 @@ export function describeCode(code: WorkspaceCode): string {
   }
   if (code.hookCommands > 0) parts.push(`${counted(code.hookCommands, 'hook command')} of ${code.configFile ?? 'config'}`)
   if (code.mcpServers.length > 0) parts.push(`mcp_servers ${code.mcpServers.join(', ')}`)
+  if (code.permissions.mode !== undefined) parts.push(`permissions.mode ${code.permissions.mode}`)
+  if (code.permissions.allowRules > 0) parts.push(`${counted(code.permissions.allowRules, 'permissions.allow rule')}`)
   return parts.join(', ')
 }
 

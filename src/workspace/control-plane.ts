@@ -19,6 +19,8 @@ export interface ControlPlaneSource {
   pluginDirs?: readonly string[]
   /** The person's trust file (it may lie inside a root at HOME). */
   trustFile?: string
+  /** The host's per-user caches (compiled TypeScript, known schemas): guarded when a root holds them (a root at / or the temp folder). */
+  caches?: readonly string[]
 }
 
 // Characters that make a rule's pattern a glob rather than one path.
@@ -41,10 +43,10 @@ export function controlPlaneOf(source: ControlPlaneSource): ControlPlane {
     if (typeof configured === 'string' && configured !== '') candidates.push(underRoot(root, configured))
   }
   for (const hook of [...config.hooks.before_call, ...config.hooks.after_call]) {
-    const script = scriptOf(hook.command)
-    if (script !== undefined) candidates.push(path.resolve(root, script))
+    for (const script of scriptsOf(hook.command)) candidates.push(path.resolve(root, script))
   }
   if (source.trustFile !== undefined) candidates.push(path.dirname(path.resolve(source.trustFile)))
+  candidates.push(...(source.caches ?? []))
   const paths = [...new Set(candidates.flatMap((p) => [p, realOrSelf(p)]))].filter((p) => isWithin(p, root) && p !== root)
   const opened = config.permissions.allow.flatMap((rule) => {
     const pattern = /^[A-Za-z0-9_.-]+\((.*)\)$/s.exec(rule.trim())?.[1]?.trim()
@@ -78,12 +80,15 @@ function describe(guarded: string): string {
   return `${name}, part of its config, plugins, hooks or state`
 }
 
-// A hook's script: the first word of its command when it names a file (./hooks/x.sh, hooks/x.sh),
-// not a program found on PATH (`touch`, `node`).
-function scriptOf(command: string): string | undefined {
-  const first = command.trim().split(/\s+/)[0]
-  if (first === undefined || first === '' || !first.includes('/')) return undefined
-  return first.replace(/^['"]|['"]$/g, '')
+// The scripts a hook runs: each word of its command that names a file by path (./hooks/x.sh,
+// `node hooks/check.mjs`, `bash scripts/lint.sh`), not a program found on PATH (`touch`, `node`)
+// or an option. Paths outside the root are dropped by the caller.
+function scriptsOf(command: string): string[] {
+  return command
+    .trim()
+    .split(/\s+/)
+    .map((word) => word.replace(/^['"]|['"]$/g, ''))
+    .filter((word) => word.includes('/') && !word.startsWith('-') && !word.includes('$') && !/^[a-z]+:\/\//i.test(word))
 }
 
 function realOrSelf(p: string): string {

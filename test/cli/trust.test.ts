@@ -109,6 +109,33 @@ describe('an untrusted folder', () => {
     expect([ran('plugin-ran'), ran('hook-ran'), ran('server-ran')]).toEqual([false, false, false])
   })
 
+  test('its config loosens no permission until trusted: allow rules and a looser mode are not applied (calls ask, and without a terminal are denied)', async () => {
+    rmSync(path.join(repo, 'plugins'), { recursive: true })
+    writeFileSync(path.join(repo, 'config.yaml'), 'permissions:\n  mode: bypass\n  allow: ["terminal(*)"]\n')
+    const call = await toolhost(['call', 'terminal', '{"command": "touch terminal-ran"}'])
+    expect(call.code).toBe(1)
+    expect(call.stderr).toContain('error E_DENIED')
+    expect(call.stderr).toContain(`toolhost warn: permissions.mode bypass, 1 permissions.allow rule not loaded: ${repo} is not trusted`)
+    expect(ran('terminal-ran')).toBe(false)
+    expect((await toolhost(['doctor'])).stdout).toContain('  not applied permissions.mode bypass (calls ask as in ask mode)')
+  })
+
+  test('once trusted, or with the person\'s own --permission-mode, they apply', async () => {
+    rmSync(path.join(repo, 'plugins'), { recursive: true })
+    writeFileSync(path.join(repo, 'config.yaml'), 'permissions:\n  mode: bypass\n  allow: ["terminal(*)"]\n')
+    expect((await toolhost(['call', 'terminal', '{"command": "touch flag-ran"}', '--permission-mode', 'bypass'])).code).toBe(0)
+    await toolhost(['trust'])
+    expect((await toolhost(['call', 'terminal', '{"command": "touch terminal-ran"}'])).code).toBe(0)
+    expect(ran('terminal-ran')).toBe(true)
+  })
+
+  test('with the built-in tools off, "no tools" says why: the folder is not trusted', async () => {
+    writeFileSync(path.join(repo, 'config.yaml'), 'plugins: { builtins: false }\n')
+    const list = await toolhost(['list'])
+    expect(list.stderr).toContain("toolhost: no tools: the built-in tools are off (plugins.builtins: false in")
+    expect(list.stderr).toContain("; the folder's 1 plugin file was not loaded: it is not trusted (toolhost trust runs them).")
+  })
+
   test('a folder that brings no code of its own says nothing about trust', async () => {
     rmSync(path.join(repo, 'plugins'), { recursive: true })
     const list = await toolhost(['list'])
@@ -134,21 +161,28 @@ describe('toolhost trust', () => {
     expect(ran('plugin-ran')).toBe(true)
   })
 
-  test('a changed plugin file, a new hook or a new server needs trust again (as direnv allow)', async () => {
+  // Each change is its own test: each spawns the CLI a few times (a shared machine is slow).
+  test('a changed plugin file needs trust again (as direnv allow)', async () => {
     await toolhost(['trust'])
     appendFileSync(path.join(repo, 'plugins', 'evil.mjs'), '// one more line\n')
     expect((await toolhost(['list'])).stderr).toContain('not trusted')
     await toolhost(['trust'])
     expect((await toolhost(['list'])).stdout).toContain('evil')
+  })
+
+  test('a new hook or server needs trust again', async () => {
+    await toolhost(['trust'])
     withHooksAndServers()
     const list = await toolhost(['list'])
     expect(list.stdout).not.toContain('evil')
     expect(list.stderr).toContain('1 hook command')
-    // A helper beside the plugins is code too.
+    expect(ran('hook-ran')).toBe(false)
+  })
+
+  test('a helper beside the plugins is code too: a new one needs trust again', async () => {
     await toolhost(['trust'])
     writeFileSync(path.join(repo, 'plugins', 'helper.cjs'), 'module.exports = 1\n')
     expect((await toolhost(['list'])).stderr).toContain('not trusted')
-    expect([ran('hook-ran')]).toEqual([false])
   })
 
   test('new-plugin in a trusted folder takes the trust along (the person asked for it there); in an untrusted one it trusts nothing', async () => {

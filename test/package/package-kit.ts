@@ -37,20 +37,17 @@ export interface PackageKit {
 }
 
 /**
- * The person's trust file for every command a package test runs (\`toolhost trust\`, \`init\`), in a
- * temp folder of this run: never the real user's ~/.config (TOOLHOST_ variables of the test process
- * are not passed on).
- */
-const TOOLHOST_TRUST_FILE = path.join(mkdtempSync(path.join(os.tmpdir(), 'toolhost-package-trust-')), 'trust.json')
-
-/**
  * The environment for npm and node children: the outer `npm test`'s npm_* settings (its prefix, the
- * lifecycle event) and vitest's own variables must not leak into a nested npm or vitest.
+ * lifecycle event) and vitest's own variables must not leak into a nested npm or vitest; the test
+ * run's trust file does (TOOLHOST_TRUST_FILE).
  */
 export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { TOOLHOST_TRUST_FILE }
+  const env: NodeJS.ProcessEnv = {}
   for (const [name, value] of Object.entries(process.env)) {
-    if (/^(VITEST|TOOLHOST_|NODE_OPTIONS$|npm_)/i.test(name) && !/^npm_config_(cache|registry|userconfig)$/i.test(name)) continue
+    // TOOLHOST_TRUST_FILE stays: without it the installed CLI read and wrote the real user's trust
+    // file (~/.config/toolhost/trust.json; init trusts what it writes), and the folders of this
+    // run were not trusted (vitest.config.ts's file trusts the temp folder).
+    if (/^(VITEST|TOOLHOST_|NODE_OPTIONS$|npm_)/i.test(name) && !/^npm_config_(cache|registry|userconfig)$/i.test(name) && name !== 'TOOLHOST_TRUST_FILE') continue
     env[name] = value
   }
   return { ...env, NO_COLOR: '1', npm_config_fund: 'false', npm_config_audit: 'false', npm_config_update_notifier: 'false', ...extra }
