@@ -88,6 +88,7 @@ const QUERIES: Query[] = [
   { pattern: 'huge|blob', target: 'files' },
   { pattern: 'TODO', path: 'build' },
   { pattern: '.', target: 'files', path: 'src/gen' },
+  { pattern: 'TODO', path: 'node_modules' },
 ]
 
 describe('search_files: ripgrep and the JavaScript engine agree (issue 29)', () => {
