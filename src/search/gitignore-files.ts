@@ -1,5 +1,6 @@
 // The .gitignore files both engines honour, read through the wall (a .gitignore that is a link, or
 // denied, counts as empty), and those above a search's start rewritten for ripgrep's --ignore-file.
+import ignore from 'ignore'
 import type { ResolvedPath } from '../workspace/resolve-in-root.js'
 import type { Workspace } from '../workspace/workspace.js'
 
@@ -39,4 +40,16 @@ export function rebaseGitignore(text: string, base: string): string {
     out.push(`${negated ? '!' : ''}/${base}/${anchored ? body.replace(/^\//, '') : `**/${body}`}`)
   }
   return out.join('\n')
+}
+
+/**
+ * True when the rules of `base/.gitignore` ignore the folder `relative` (root-relative, below
+ * `base`) or a folder above it: then, as in git, nothing inside it counts, whatever it says.
+ *
+ * @example
+ * ignoresFolder('build/\n', '', 'build/x') // true
+ */
+export function ignoresFolder(text: string, base: string, relative: string): boolean {
+  const inside = base === '' ? relative : relative.slice(base.length + 1)
+  return ignore().add(text).ignores(`${inside}/`)
 }

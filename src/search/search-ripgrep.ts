@@ -8,7 +8,7 @@ import { ToolhostError } from '../contract/errors.js'
 import type { Workspace } from '../workspace/workspace.js'
 import { passesGlob, type CompiledSearch } from './compile-search.js'
 import { Findings } from './findings.js'
-import { foldersAbove, readGitignore, rebaseGitignore } from './gitignore-files.js'
+import { foldersAbove, ignoresFolder, readGitignore, rebaseGitignore } from './gitignore-files.js'
 import { ripgrepArgs } from './ripgrep-args.js'
 import { ContentOutput, FilesOutput } from './ripgrep-output.js'
 import { runRipgrep } from './run-ripgrep.js'
@@ -30,6 +30,8 @@ export interface RipgrepSearch {
  */
 export async function searchWithRipgrep(ws: Workspace, request: SearchRequest, compiled: CompiledSearch, rg: RipgrepSearch): Promise<SearchOutcome> {
   const above = await ignoreFileAbove(ws, request)
+  // ripgrep searches the folder it is given even where a .gitignore above ignores it.
+  if (above === 'ignored') return { lines: [], more: false, filesSearched: 0, engine: 'ripgrep' }
   try {
     const args = ripgrepArgs({
       pattern: request.pattern,
@@ -88,11 +90,14 @@ function refusal(stderr: string): ToolhostError {
 }
 
 // ripgrep reads no ignore file above the folder it searches: the root's and those between, rebased,
-// go in one --ignore-file (in a folder of the OS's temp dir, removed after the run).
-async function ignoreFileAbove(ws: Workspace, request: SearchRequest): Promise<{ dir: string; file: string } | undefined> {
+// go in one --ignore-file (in a folder of the OS's temp dir, removed after the run); 'ignored' when
+// one of them ignores the start folder itself.
+async function ignoreFileAbove(ws: Workspace, request: SearchRequest): Promise<{ dir: string; file: string } | 'ignored' | undefined> {
   const rules: string[] = []
   for (const base of foldersAbove(request.start)) {
-    const rebased = rebaseGitignore(await readGitignore(ws, base), base)
+    const text = await readGitignore(ws, base)
+    if (ignoresFolder(text, base, request.start.relative)) return 'ignored'
+    const rebased = rebaseGitignore(text, base)
     if (rebased.trim() !== '') rules.push(rebased)
   }
   if (rules.length === 0) return undefined

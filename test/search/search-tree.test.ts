@@ -86,6 +86,9 @@ const QUERIES: Query[] = [
   { pattern: '.', target: 'files', path: 'pkg/a' },
   { pattern: 'key', target: 'files' },
   { pattern: 'huge|blob', target: 'files' },
+  { pattern: 'TODO', path: 'build' },
+  { pattern: '.', target: 'files', path: 'src/gen' },
+  { pattern: 'TODO', path: 'node_modules' },
 ]
 
 describe('search_files: ripgrep and the JavaScript engine agree (issue 29)', () => {
