@@ -124,7 +124,7 @@ async function filesUnder(dirs: readonly string[]): Promise<string[]> {
   const { default: fg } = await import('fast-glob')
   const files: string[] = []
   for (const dir of dirs) {
-    const found = await fg('**/*', { cwd: dir, absolute: true, onlyFiles: true, dot: true, followSymbolicLinks: false, ignore: ['**/node_modules/**'], suppressErrors: true })
+    const found = await fg('**/*', { cwd: dir, absolute: true, onlyFiles: true, dot: true, followSymbolicLinks: false, ignore: ['**/node_modules/**', '**/.git/**'], suppressErrors: true })
     files.push(...found.map((f) => path.normalize(f)).sort())
   }
   return files

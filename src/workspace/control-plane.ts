@@ -25,6 +25,8 @@ export interface ControlPlaneSource {
 
 // Characters that make a rule's pattern a glob rather than one path.
 const GLOB = /[*?[\]{}!]/
+// Built-in tools whose rules never name a file to write.
+const NOT_FILE_WRITERS = new Set(['read_file', 'search_files', 'terminal', 'process'])
 
 /**
  * The control plane of a host.
@@ -49,7 +51,11 @@ export function controlPlaneOf(source: ControlPlaneSource): ControlPlane {
   candidates.push(...(source.caches ?? []))
   const paths = [...new Set(candidates.flatMap((p) => [p, realOrSelf(p)]))].filter((p) => isWithin(p, root) && p !== root)
   const opened = config.permissions.allow.flatMap((rule) => {
-    const pattern = /^[A-Za-z0-9_.-]+\((.*)\)$/s.exec(rule.trim())?.[1]?.trim()
+    const match = /^([A-Za-z0-9_.-]+)\((.*)\)$/s.exec(rule.trim())
+    const pattern = match?.[2]?.trim()
+    // A rule of a tool that writes files names what it may write; one of a reading tool or of the
+    // terminal (a command, not a path) opens nothing.
+    if (match === null || NOT_FILE_WRITERS.has(match[1]!)) return []
     return pattern !== undefined && pattern !== '' && !GLOB.test(pattern) ? [path.resolve(root, pattern)] : []
   })
   return { paths, opened }

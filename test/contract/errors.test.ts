@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -166,19 +166,21 @@ const TRIGGERS: Record<ErrorCode, { where: string; trigger: () => Promise<string
   E_STORE_UNAVAILABLE: {
     where: 'test/store/local-store.test.ts, test/dispatch/schedule/cross-host.test.ts',
     trigger: async () => {
-      // A host sharing its root with another (so it asks the store), whose store folder is then a file.
-      // (A state file made a folder, or planted, is set aside since issue 32: the hosts go on.)
+      // A host sharing its root with another (so it asks the store), whose store folder is then a
+      // link (never followed; a state file that is a folder is set aside instead: issue 32.3).
       const shared = mkdtempSync(path.join(os.tmpdir(), 'toolhost-errors-store-'))
       const other = new LocalStore({ root: shared, log: silentLogger })
       await other.open()
       const sharing = await createHost({ config: { plugins: { dirs: [] }, env_file: '' }, loadPlugins: false, root: shared, log: silentLogger })
-      const store = path.join(shared, '.toolhost', 'store')
-      rmSync(store, { recursive: true })
-      writeFileSync(store, 'not a folder')
+      const folder = path.join(shared, '.toolhost', 'store')
+      rmSync(folder, { recursive: true })
+      const elsewhere = mkdtempSync(path.join(os.tmpdir(), 'toolhost-errors-elsewhere-'))
+      symlinkSync(elsewhere, folder)
       try {
         return (await sharing.call({ id: 's', name: 'echo', arguments: '{"text":"x"}' })).error?.code
       } finally {
-        rmSync(store, { force: true })
+        rmSync(folder)
+        rmSync(elsewhere, { recursive: true, force: true })
         await sharing.close()
         await other.close()
         rmSync(shared, { recursive: true, force: true })

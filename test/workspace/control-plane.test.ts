@@ -10,7 +10,7 @@ const plane = controlPlaneOf({
   root,
   config: mergeConfig({
     hooks: { before_call: [{ tools: '*', command: './hooks/check.sh --strict' }], after_call: [{ tools: '*', command: 'node scripts/after.mjs "$TOOL" https://x.example/y' }] },
-    permissions: { allow: ['write_file(notes/.env)', 'write_file(plugins/**)', 'patch(config.yaml)'] },
+    permissions: { allow: ['write_file(notes/.env)', 'write_file(plugins/**)', 'patch(config.yaml)', 'read_file(.env)', 'terminal(hooks/check.sh)', 'write_*(secrets/.env)'] },
     env_file: 'secrets/.env',
     plugins: { dirs: ['plugins', '/elsewhere/plugins'] },
   }, 'test'),
@@ -32,7 +32,7 @@ describe('controlPlaneOf', () => {
     expect(plane.paths.filter((p) => !p.startsWith(`${root}/`))).toEqual([])
   })
 
-  test('an allow rule naming one exact path opens it; a glob opens nothing', () => {
+  test('an allow rule of a writing tool naming one exact path opens it; a glob, a reading tool, the terminal or a tool pattern opens nothing', () => {
     expect(plane.opened).toEqual([`${root}/notes/.env`, `${root}/config.yaml`])
   })
 })
