@@ -26,6 +26,8 @@ export interface RipgrepArgsInput {
   readonly deny: readonly string[]
   /** A file of the root-relative ignore rules of the .gitignore files above the start, if any. */
   readonly ignoreFile: string | undefined
+  /** False: ripgrep's own order, on every core (first-matches.ts puts it in order). Default true. */
+  readonly sorted?: boolean
 }
 
 /**
@@ -45,7 +47,7 @@ export function ripgrepArgs(input: RipgrepArgsInput): string[] {
     '--no-ignore-dot',
     '--no-ignore-exclude',
     '--no-ignore-global',
-    '--sort=path',
+    ...(input.sorted === false ? [] : ['--sort=path']),
     '--null',
     '--color=never',
     '--path-separator=/',

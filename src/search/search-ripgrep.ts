@@ -8,6 +8,7 @@ import { ToolhostError } from '../contract/errors.js'
 import type { Workspace } from '../workspace/workspace.js'
 import { passesGlob, type CompiledSearch } from './compile-search.js'
 import { Findings } from './findings.js'
+import { FirstMatches } from './first-matches.js'
 import { foldersAbove, ignoresFolder, readGitignore, rebaseGitignore } from './gitignore-files.js'
 import { ripgrepArgs } from './ripgrep-args.js'
 import { ContentOutput, FilesOutput } from './ripgrep-output.js'
@@ -33,7 +34,7 @@ export async function searchWithRipgrep(ws: Workspace, request: SearchRequest, c
   // ripgrep searches the folder it is given even where a .gitignore above ignores it.
   if (above === 'ignored') return { lines: [], more: false, filesSearched: 0, engine: 'ripgrep' }
   try {
-    const args = ripgrepArgs({
+    const argsInput = {
       pattern: request.pattern,
       ignoreCase: request.ignoreCase,
       target: request.target,
@@ -42,7 +43,8 @@ export async function searchWithRipgrep(ws: Workspace, request: SearchRequest, c
       caseInsensitiveFs: ws.caseInsensitive,
       deny: rg.deny,
       ignoreFile: above?.file,
-    })
+    }
+    const args = ripgrepArgs(argsInput)
     const found = new Findings(request.maxResults)
     const check = new PathCheck(ws, request.start.relative)
     let filesSearched = 0
@@ -62,6 +64,23 @@ export async function searchWithRipgrep(ws: Workspace, request: SearchRequest, c
           return compiled.line.test(relative) && check.isListed(relative) && check.isLinkFree(relative) ? found.add(relative) : true
         })
     } else {
+      // First on every core, unsorted, keeping the first matches in order (first-matches.ts); a
+      // search that turns out to find many is run again sorted, stopping at max_results + 1.
+      const first = new FirstMatches(request.maxResults)
+      const unsorted = new ContentOutput()
+      const ranUnsorted = await runRipgrep({
+        binary: rg.binary, args: ripgrepArgs({ ...argsInput, sorted: false }), cwd: ws.root, signal: request.signal,
+        onOutput: (chunk) => unsorted.push(chunk, (record) => {
+          const relative = check.relative(record.path)
+          if (relative === undefined || !check.admits(relative, compiled)) return true
+          return first.add(relative, record.line, record.text)
+        }),
+      })
+      if (!first.dense) {
+        const lines = first.lines()
+        if (ranUnsorted.failed && lines.length === 0 && ranUnsorted.stderr.trim() !== '') throw refusal(ranUnsorted.stderr)
+        return { lines, more: first.more, filesSearched: unsorted.filesSearched(), engine: 'ripgrep' }
+      }
       content = new ContentOutput()
       const output = content
       onOutput = (chunk) =>
