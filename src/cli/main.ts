@@ -40,7 +40,7 @@ export async function main(argv: readonly string[], io: Output = consoleOutput):
     }
     if (args.command === 'demo') return await (await import('./demo.js')).demoCommand(args, io)
     if (args.command === 'serve') return await (await import('./serve.js')).serveCommand(args, io)
-    if (args.command === 'new-plugin') return (await import('./new-plugin.js')).newPluginCommand(args, io)
+    if (args.command === 'new-plugin') return await (await import('./new-plugin.js')).newPluginCommand(args, io)
     if (args.command === 'init') return await (await import('./init.js')).initCommand(args, io)
     if (args.command === 'trust') return await (await import('./trust.js')).trustCommand(args, io)
     const commands = await import('./commands.js')

@@ -97,7 +97,7 @@ describe('names in config are checked against the registered tools', () => {
     expect(lines.slice(hooksAt + 1, hooksAt + 3)).toEqual(hookExpected.map((line) => `  ${line}`))
     // The hooks in force, and the plugin file that registered one.
     expect(lines).toContain('hooks:         before_call hooks.before_call[0], "no-internal"; after_call "count-gets"')
-    expect(lines).toContain(`  ok      ${path.join(root, 'plugins', 'guard.mjs')} (no tools; before_call hook "no-internal")`)
+    expect(lines).toContain(`  ok      ${path.join(root, 'plugins', 'guard.mjs')} (before_call hook "no-internal")`)
   })
 
   test('doctor suggests a set variable close to a missing one (names only, never values)', async () => {
