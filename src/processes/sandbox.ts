@@ -62,8 +62,22 @@ export function decideSandbox(setting: { sandbox: TerminalSandbox; network: bool
     return { plan: undefined, status: `off: terminal.sandbox is auto and ${problem}` }
   }
   const inside = (folder: string): boolean => folder !== at.root && folder.startsWith(at.root.endsWith(path.sep) ? at.root : at.root + path.sep)
-  const plan: SandboxPlan = { kind: 'bwrap', bwrap, writable: at.root, readOnly: at.readOnly.filter(inside), network: setting.network }
+  const plan: SandboxPlan = { kind: 'bwrap', bwrap, writable: at.root, readOnly: outermost(at.readOnly.filter(inside)), network: setting.network }
   return { plan, status: `bwrap (${bwrap}): only ${at.root} is writable, network ${setting.network ? 'on (terminal.network: true)' : 'off'}` }
+}
+
+/**
+ * The read-only paths without those inside another of them: a folder's mount covers what it holds,
+ * and a file mounted on its own fails the sandbox's start when the host replaces it at that moment
+ * (`.toolhost/processes.json` is rewritten by rename as a command starts: bwrap's remount then
+ * fails with EINVAL). Sorted, so a folder comes before what it holds.
+ */
+function outermost(paths: readonly string[]): string[] {
+  const kept: string[] = []
+  for (const p of [...new Set(paths)].sort()) {
+    if (!kept.some((k) => p === k || p.startsWith(k.endsWith(path.sep) ? k : k + path.sep))) kept.push(p)
+  }
+  return kept
 }
 
 /**
