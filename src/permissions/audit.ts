@@ -3,6 +3,7 @@ import { mkdir, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import type { PermissionMode } from '../config/types.js'
 import { openStateFileToAppend, stateFolderProblem } from '../workspace/state-files.js'
+import { appendAll } from './audit-append.js'
 import type { DecidedBy } from './decide.js'
 
 /** One line of the audit log: one permission decision about one call. */
@@ -174,13 +175,13 @@ export class AuditLog {
       const line = typeof entry === 'string' ? entry : serialise(entry)
       const bytes = Buffer.byteLength(line)
       if (used + bytes > chunk.length && used > 0) {
-        await writeAll(handle, chunk, used)
+        await appendAll(handle, chunk, used)
         used = 0
       }
-      if (bytes > chunk.length) await writeAll(handle, Buffer.from(line), bytes)
+      if (bytes > chunk.length) await appendAll(handle, Buffer.from(line), bytes)
       else used += chunk.write(line, used)
     }
-    if (used > 0) await writeAll(handle, chunk, used)
+    if (used > 0) await appendAll(handle, chunk, used)
   }
 }
 
@@ -195,14 +196,6 @@ function isSameFile(file: string, fd: number): boolean {
     return at.ino === held.ino && at.dev === held.dev
   } catch {
     return false
-  }
-}
-
-async function writeAll(handle: FileHandle, buffer: Buffer, length: number): Promise<void> {
-  for (let at = 0; at < length; ) {
-    const { bytesWritten } = await handle.write(buffer, at, length - at)
-    if (bytesWritten === 0) throw new Error('nothing could be written')
-    at += bytesWritten
   }
 }
 
