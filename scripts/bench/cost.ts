@@ -38,12 +38,16 @@ export interface Timing {
   cpuMedian: number
 }
 
-/** Best and median over `runs` of (µs for `inner` repetitions of `body`) ÷ `per`, in wall and CPU time. */
-export async function measure(runs: number, inner: number, per: number, body: () => Promise<unknown> | unknown): Promise<Timing> {
+/**
+ * Best and median over `runs` of (µs for `inner` repetitions of `body`) ÷ `per`, in wall and CPU time.
+ * `settle`, when given, runs before each run and is not timed.
+ */
+export async function measure(runs: number, inner: number, per: number, body: () => Promise<unknown> | unknown, settle?: () => Promise<void>): Promise<Timing> {
   for (let i = 0; i < Math.min(inner, 200); i++) await body() // warm-up
   const wall: number[] = []
   const cpu: number[] = []
   for (let r = 0; r < runs; r++) {
+    await settle?.()
     const c0 = process.cpuUsage()
     const t0 = performance.now()
     for (let i = 0; i < inner; i++) await body()
@@ -201,17 +205,20 @@ export async function runCost(options: BenchOptions): Promise<{ tables: Table[];
   const eight = calls(8, 'eight')
   const thousand = calls(1000, 'k')
   const scale = options.quick ? 0.3 : 1
-  const oneHost = await measure(runs, Math.round(2000 * scale), 1, () => host.run(one))
-  const oneBare = await measure(runs, Math.round(2000 * scale), 1, () => bare(1))
-  const eightHost = await measure(runs, Math.round(1000 * scale), 1, () => host.run(eight))
-  const eightBare = await measure(runs, Math.round(1000 * scale), 1, () => bare(8))
-  const kHost = await measure(runs, Math.max(3, Math.round(20 * scale)), 1000, () => host.run(thousand))
-  const kBare = await measure(runs, Math.max(3, Math.round(20 * scale)), 1000, () => bare(1000))
-  // The loops above never yield to the event loop, so the audit log (serialised and appended at the
-  // next turn) is not in them. These rows write each batch's audit lines before the next batch, as
-  // a host does when batches arrive from a model: one append per batch.
+  // The loops of the first rows never yield to the event loop, so the audit log (serialised and
+  // appended at the next turn) is not in them; its lines are written between runs, untimed, as a host
+  // would at its next turn, so no run carries the buffered lines of the runs before it (200,000 of
+  // them by the last run of the 1,000 row, whose collection cost no host pays).
   const audit = (host.authoriser as PermissionGate).audit
   const flushAudit = (): Promise<void> => audit.flush()
+  const oneHost = await measure(runs, Math.round(2000 * scale), 1, () => host.run(one), flushAudit)
+  const oneBare = await measure(runs, Math.round(2000 * scale), 1, () => bare(1))
+  const eightHost = await measure(runs, Math.round(1000 * scale), 1, () => host.run(eight), flushAudit)
+  const eightBare = await measure(runs, Math.round(1000 * scale), 1, () => bare(8))
+  const kHost = await measure(runs, Math.max(3, Math.round(20 * scale)), 1000, () => host.run(thousand), flushAudit)
+  const kBare = await measure(runs, Math.max(3, Math.round(20 * scale)), 1000, () => bare(1000))
+  // These rows write each batch's audit lines before the next batch, as a host does when batches
+  // arrive from a model: one append per batch.
   await flushAudit()
   const eightAudited = await measure(runs, Math.round(1000 * scale), 1, async () => {
     await host.run(eight)
@@ -266,6 +273,7 @@ export async function runCost(options: BenchOptions): Promise<{ tables: Table[];
   const targets = [
     `cost: ≤ 3 µs per call in a batch of 1,000 (best of ${runs}; issue 14 asked ≤ 5) — ${verdict(kHost.wall <= 3)}: ${fmt(kHost.wall, 2)} µs wall, ${fmt(kHost.cpu, 2)} µs CPU (medians ${fmt(kHost.wallMedian, 2)} / ${fmt(kHost.cpuMedian, 2)})`,
     `cost: ≤ 25 µs per batch of 8 (best of ${runs}) — ${verdict(eightHost.wall <= 25)}: ${fmt(eightHost.wall, 1)} µs wall, ${fmt(eightHost.cpu, 1)} µs CPU (medians ${fmt(eightHost.wallMedian, 1)} / ${fmt(eightHost.cpuMedian, 1)})`,
+    `cost: ≤ 120 µs per batch of 8 with its audit lines written (best of ${runs}) — ${verdict(eightAudited.wall <= 120)}: ${fmt(eightAudited.wall, 1)} µs wall, ${fmt(eightAudited.cpu, 1)} µs CPU (medians ${fmt(eightAudited.wallMedian, 1)} / ${fmt(eightAudited.cpuMedian, 1)})`,
     `cost: getDefinitions over 1,000 tools < 100 µs when nothing changed — ${verdict(defsRepeated.wall < 100)}: ${fmt(defsRepeated.wall, 1)} µs (first call ${fmt(defsFirst.wall, 1)} µs)`,
   ]
   return {
@@ -306,7 +314,7 @@ export async function runCost(options: BenchOptions): Promise<{ tables: Table[];
         notes: [
           'arguments are raw JSON text (so parse counts), validated by the compiled schema, authorised (permissions bypass), footprinted, scheduled (graph, max_workers 8) and shaped; the bare loop awaits the same handler directly',
           'host CPU = user + system CPU time of this process over the same loops (V8’s GC threads included): on a shared machine it is the steadier figure (wall time includes waiting for a core)',
-          'the rows above the audit rows run batch after batch without a turn of the event loop, so no audit line is serialised or written inside them (a host does that at the next turn); the rows “its audit lines written” wait for each batch’s lines to be appended to the audit log (one append per batch; the file stays open between appends) before the next batch, as when batches arrive from a model',
+          'the rows above the audit rows run batch after batch without a turn of the event loop, so no audit line is serialised or written inside them (a host does that at the next turn; here it is done between runs, untimed); the rows “its audit lines written” wait for each batch’s lines to be appended to the audit log (one append per batch; the file stays open between appends) before the next batch, as when batches arrive from a model',
           `p-queue’s share: a node --cpu-prof of ${share.seconds} s of batches (of 8, then of 1,000) in a child process; the samples spent in p-queue and its EventEmitter, and in the microtask bookkeeping its queueMicrotask costs (an AsyncResource per task), not below our task function, times the best µs above; garbage collection (its share in brackets) is not split by who allocated, so the p-queue objects it collects are not counted`,
         ],
       },
