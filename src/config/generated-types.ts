@@ -120,6 +120,7 @@ export interface ToolhostConfig {
   store: string
 }
 
+/** One `mcp_servers` entry: a stdio server (`command`) or a Streamable HTTP one (`url`), whose tools join the registry as `mcp_<name>_<tool>`. */
 export interface McpServerConfig {
   command?: string
   args?: string[]
@@ -139,6 +140,7 @@ export interface HookConfig {
   timeout_ms?: number
 }
 
+/** `permissions.mode`: which calls run without asking, which ask and which are denied (docs/permissions.md): `ask`, `accept-edits`, `auto`, `plan` or `bypass`. */
 export type PermissionMode = 'ask' | 'accept-edits' | 'auto' | 'plan' | 'bypass'
 
 /** Where `terminal` commands run: directly (`off`), in bubblewrap (`bwrap`), or in bubblewrap where it can run (`auto`). */
@@ -154,6 +156,7 @@ export interface RateLimitConfig {
   concurrency?: number
 }
 
+/** `dispatch.mode`: how a batch is scheduled (docs/scheduling.md): `graph`, `partition`, `batch` or `serial`. */
 export type DispatchMode = 'graph' | 'partition' | 'batch' | 'serial'
 
 /** A key a running host takes from a reloaded config.yaml (`x-live` in the schema). */

@@ -60,7 +60,7 @@ export const CONFIG_SCHEMA = section(
     ),
     availability: section({ check_timeout_ms: positiveInt(2000) }),
     dispatch: section({
-      mode: { title: 'DispatchMode', enum: DISPATCH_MODES, default: 'graph' },
+      mode: { title: 'DispatchMode', description: '`dispatch.mode`: how a batch is scheduled (docs/scheduling.md): `graph`, `partition`, `batch` or `serial`.', enum: DISPATCH_MODES, default: 'graph' },
       max_workers: { type: 'integer', minimum: 1, maximum: 1024, default: 8, ...live },
       timeout_ms: { ...positiveInt(120_000), ...live },
       interrupt_grace_ms: { ...nonNegativeInt(2000), ...live },
@@ -122,7 +122,7 @@ export const CONFIG_SCHEMA = section(
       network: flag(false),
     }),
     permissions: section({
-      mode: { title: 'PermissionMode', enum: PERMISSION_MODES, default: 'ask' },
+      mode: { title: 'PermissionMode', description: '`permissions.mode`: which calls run without asking, which ask and which are denied (docs/permissions.md): `ask`, `accept-edits`, `auto`, `plan` or `bypass`.', enum: PERMISSION_MODES, default: 'ask' },
       allow: stringList([]),
       ask: stringList([]),
       deny: stringList([]),
@@ -175,7 +175,7 @@ export const CONFIG_SCHEMA = section(
             description: 'Which MCP revision to speak: `auto` (probe with server/discover, else 2025), `legacy` (2025 only), or `2026-07-28` only.',
           },
         },
-        { title: 'McpServerConfig' },
+        { title: 'McpServerConfig', description: 'One `mcp_servers` entry: a stdio server (`command`) or a Streamable HTTP one (`url`), whose tools join the registry as `mcp_<name>_<tool>`.' },
       ),
     },
     store: {

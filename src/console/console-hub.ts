@@ -8,6 +8,7 @@ import { ConsoleCalls } from './console-calls.js'
 import { hostView, limitsView, processesView, toolsView, type ConsoleClient } from './console-views.js'
 import { EventStream } from './event-stream.js'
 
+/** What a `ConsoleHub` shows besides the host's own state, and how many calls it keeps. */
 export interface ConsoleHubOptions {
   /** The connected MCP clients (serve passes its sessions'); none for an embedded host. */
   clients?: () => ConsoleClient[]

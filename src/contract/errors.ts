@@ -30,6 +30,7 @@ export const ERROR_CODES = {
   E_STORE_UNAVAILABLE: 'the coordination store shared with other hosts (.toolhost/store, or a remote store) cannot be used; the call did not run',
 } as const
 
+/** A code of the catalogue (`ERROR_CODES`): `E_TOOL_UNKNOWN`, `E_ARGS_INVALID`, `E_DENIED`, …. */
 export type ErrorCode = keyof typeof ERROR_CODES
 
 const BRAND = Symbol.for('toolhost.error')

@@ -4,6 +4,7 @@
  * processes/process-registry.ts implements it.
  */
 
+/** Whether a process still runs. */
 export type ProcessStatus = 'running' | 'exited'
 
 /** What `poll`, `list` and `wait` report about a process. */
@@ -50,6 +51,7 @@ export interface NumberedLine {
   text: string
 }
 
+/** Lines `from` to `to` of a process's output, both included, by stable line numbers. */
 export interface LineRange {
   from: number
   to: number
@@ -72,6 +74,7 @@ export interface LogPage {
   logProblem?: string
 }
 
+/** How `spawn` runs a command: where, with what added environment, and whether it outlives the host. */
 export interface SpawnOptions {
   /** Working folder, relative to the workspace root (default: the root). */
   cwd?: string
@@ -83,6 +86,7 @@ export interface SpawnOptions {
   notifyOnComplete?: boolean
 }
 
+/** How `wait` ended: the process exited, the wait's time ran out, or the wait was aborted. */
 export type WaitOutcome = 'exited' | 'timeout' | 'interrupted'
 
 /**

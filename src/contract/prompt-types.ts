@@ -86,6 +86,7 @@ export interface Prompt<Args = Record<string, string>> {
   handler: (args: Args, ctx: PromptContext) => PromptHandlerResult | Promise<PromptHandlerResult>
 }
 
+/** A prompt of any argument type: what the registry holds. */
 // Prompts are stored without their argument type; handlers see validated arguments.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyPrompt = Prompt<any>
@@ -155,5 +156,6 @@ export interface Resource<Vars = Record<string, string>> {
   read: (uri: string, vars: Vars, ctx: ResourceContext) => ReadResult | Promise<ReadResult>
 }
 
+/** A resource of any template variables: what the registry holds. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyResource = Resource<any>

@@ -6,6 +6,7 @@ import type { ErrorCode } from './errors.js'
 /** A JSON Schema object (plugin schemas are trusted code; model arguments are not). */
 export type JsonSchema = Record<string, unknown>
 
+/** What a call does to a path or key it touches: reads it, or writes it (`ws.resolve(path, access)`, a footprint's touches). */
 export type Access = 'read' | 'write'
 
 /** One thing a call touches: a path (resolved against the workspace root) or a named resource key. */
@@ -18,6 +19,7 @@ export type PermissionResult =
   | { behavior: 'ask'; message?: string; updatedArgs?: Record<string, unknown> }
   | { behavior: 'passthrough'; message?: string; updatedArgs?: Record<string, unknown> }
 
+/** The host's log (`ctx.log` in a handler, `host.log`): a message and optional fields, at four levels. */
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void
   info(message: string, fields?: Record<string, unknown>): void
@@ -224,6 +226,7 @@ export interface CallToolResultValue {
  */
 export type HandlerResult = unknown
 
+/** A tool's handler: its validated arguments and the call's context in, what the call returns out (see `HandlerResult`). */
 export type ToolHandler<Args> = (args: Args, ctx: ToolContext) => HandlerResult | Promise<HandlerResult>
 
 /** What a plugin author writes. Everything but name, description, parameters and handler is optional. */
@@ -290,6 +293,7 @@ export interface Tool<Args = Record<string, unknown>> extends Required<Pick<Tool
   timeoutMs: number | undefined
 }
 
+/** A tool of any argument type: what the registry holds. */
 // Tools are stored without their argument type; handlers see validated arguments.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyTool = Tool<any>
@@ -301,6 +305,7 @@ export interface ToolCall {
   arguments?: string | Record<string, unknown> | null
 }
 
+/** Why a call failed, in its result (`result.error`): a code of the catalogue and a message the model can read. */
 export interface ToolError {
   /** A code of the catalogue (`ERROR_CODES`, docs/embedding.md's table): a misspelt code does not compile. */
   code: ErrorCode

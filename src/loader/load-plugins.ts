@@ -9,6 +9,7 @@ import { describeMissingModule } from './missing-package.js'
 /** File endings a plugin may have. */
 export const PLUGIN_GLOB = '**/*.{ts,mts,js,mjs}'
 
+/** A plugin file that failed to load (`E_PLUGIN_LOAD`), with why. */
 export interface PluginLoadError {
   file: string
   code: 'E_PLUGIN_LOAD'
@@ -17,6 +18,7 @@ export interface PluginLoadError {
   duplicate?: { name: string; keptBy: string | undefined }
 }
 
+/** What loading the plugin folders did: the files loaded, those that failed, and each file's tools. */
 export interface PluginLoadReport {
   /** Plugin files imported, in the order they were imported. */
   loaded: string[]

@@ -72,6 +72,7 @@ export interface RecordedHook {
   reason: string
 }
 
+/** What a `CallTimeline` keeps, and whom it tells of each change. */
 export interface CallTimelineOptions {
   /** Keep at most this many finished calls (the oldest go first); running ones are always kept. */
   limit?: number

@@ -28,6 +28,7 @@ export type CallEvent =
    */
   | { type: 'hook'; id: string; name: string; at: number; event: 'before_call' | 'after_call'; hook: string; decision: 'allow' | 'ask' | 'deny'; reason: string }
 
+/** What `host.onEvent` reports: the scheduler's events, the host's own about calls, and a handler's progress and log lines. */
 export type HostEvent =
   | SchedulerEvent
   | CallEvent

@@ -17,6 +17,7 @@ import type { SandboxPlan } from './sandbox.js'
 import { resolveWorkingFolder } from './working-folder.js'
 import { stateFolderProblem } from '../workspace/state-files.js'
 
+/** What a `ProcessRegistry` is opened with (`ProcessRegistry.optionsFromConfig` derives them from a host's config). */
 export interface ProcessRegistryOptions {
   /** The canonical workspace root: every working folder must be inside it. */
   root: string
@@ -58,6 +59,7 @@ export interface ProcessRegistryOptions {
 /** How commands are launched: in the sandbox, in a PID namespace of their own, or as they are. */
 export type LaunchDecision = Pick<ProcessRegistryOptions, 'sandbox' | 'sandboxStatus' | 'contain' | 'containmentStatus'>
 
+/** What `processes.onEvent` reports: a process started or ended, or a completion was queued. */
 export type ProcessEvent =
   | { type: 'spawned'; process: ProcessInfo }
   | { type: 'exited'; process: ProcessInfo }

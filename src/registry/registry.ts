@@ -31,6 +31,7 @@ export interface ToolEntries {
 
 type Entry = RegistryEntry & ToolSlots
 
+/** Which tools `getDefinitions` and `explainAvailability` cover: each tool named or in a toolset named; every tool when neither is given. */
 export interface DefinitionQuery {
   names?: readonly string[]
   toolsets?: readonly string[]

@@ -2,6 +2,7 @@ import { describeThrown } from '../contract/errors.js'
 import { redactEnvValues } from './redact-env.js'
 import type { AnyTool, Availability, AvailabilityContext } from '../contract/types.js'
 
+/** How the registry runs the tools' `check`s when it lists them: the time each may take, the environment, whether a person can be asked. */
 export interface AvailabilityOptions {
   /** Upper bound on one `check`; a slower check hides its tools. Default 2000 ms. */
   checkTimeoutMs?: number

@@ -35,6 +35,7 @@ export interface ForeignWait {
   readonly reason: string
 }
 
+/** How `acquire` waits while other hosts hold what a request claims. */
 export interface AcquireOptions {
   /** Aborting gives up the wait: the promise rejects and no lease is left behind. */
   readonly signal?: AbortSignal
@@ -48,6 +49,7 @@ export interface SharedRateRule {
   readonly limit: Readonly<{ calls?: number; per_ms?: number; concurrency?: number }>
 }
 
+/** How `takeRateSlot` waits while other hosts' calls fill a shared rule. */
 export interface RateOptions {
   readonly signal?: AbortSignal
   /** Called once when the slot is not free now: the other hosts' calls fill the rule. */

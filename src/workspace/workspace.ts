@@ -9,6 +9,7 @@ import { readFileInRoot } from './read-in-root.js'
 import { isInsideRoot, outsideRoot, type ResolvedPath } from './resolve-in-root.js'
 import { isSavedResultName } from './save-result.js'
 
+/** What a `Workspace` is built with besides its root (`workspaceFor(ctx)` fills them from the call's config and workspace). */
 export interface WorkspaceOptions {
   /** `workspace.deny`: globs refused even inside the root. */
   deny?: readonly string[]

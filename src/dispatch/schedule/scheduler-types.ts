@@ -28,6 +28,7 @@ export interface Wait {
   host?: string
 }
 
+/** The scheduler's events about a call, in order: queued, waiting (on earlier calls, a worker, a rate slot), started, finished, released. */
 export type SchedulerEvent =
   | { type: 'queued'; id: string; seq: number; at: number }
   | { type: 'waiting'; id: string; seq: number; at: number; on: Wait[] }
