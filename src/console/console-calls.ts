@@ -29,7 +29,7 @@ export interface ConsoleCallProblem {
  * `console-1`, `console-2`, ….
  *
  * @example
- * const answer = await calls.run({ tool: 'read_file', arguments: { path: 'README.md' } }, signal)
+ * const answer = await hub.calls.run({ tool: 'read_file', arguments: { path: 'README.md' } }, signal)
  */
 export class ConsoleCalls {
   readonly #host: Host

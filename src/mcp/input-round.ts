@@ -19,8 +19,9 @@ export interface ElicitAnswer {
  * with that question, to retry with the answer.
  *
  * @example
- * const round = new InputRound({ answers: {}, canElicit: true, onPending: () => controller.abort() })
- * round.answerFor(round.nextKey('ask')) // undefined: round.require(key, question) stops the call
+ * // round: the round of a tool call being answered (the server makes it, McpSessions.bindRound records it)
+ * const key = round.nextKey('ask')
+ * if (round.answerFor(key) === undefined) round.require(key, { message: 'Which branch?', requestedSchema: { type: 'object' } }) // stops the call
  */
 export class InputRound {
   readonly canElicit: boolean
