@@ -1,8 +1,9 @@
 // The committed API reports (api/*.api.md, one per entry of package.json's exports) are what the
 // sources declare: a fresh build of the working tree, read by scripts/api-report.mjs, must give
 // them back, so a change to the public surface cannot reach CI without its report (issue 20, item 4).
+// And no report notes a forgotten export: each entry exports every type its signatures use (issue 28, item 2).
 import { spawnSync } from 'node:child_process'
-import { appendFileSync, cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
@@ -37,3 +38,15 @@ test('every committed report matches the built declarations; a differing one fai
   const added = output.split('\n').filter((line) => /^\+(?!\+\+)/.test(line))
   expect({ removed, added }).toEqual({ removed: ['-a line the declarations do not give'], added: [] })
 }, 300_000)
+
+test('no committed report notes a forgotten export: each entry exports every type its signatures use (issue 28, item 2)', () => {
+  const reports = readdirSync(path.join(REPO, 'api')).filter((file) => file.endsWith('.api.md'))
+  expect(reports.length).toBeGreaterThan(1)
+  const notes = reports.flatMap((file) =>
+    readFileSync(path.join(REPO, 'api', file), 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('ae-forgotten-export'))
+      .map((line) => `${file}: ${line.trim()}`),
+  )
+  expect(notes, 'export each named type from that entry (`export type { … } from`), then npm run api').toEqual([])
+})
