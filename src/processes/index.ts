@@ -17,11 +17,3 @@ export type { LaunchDecision, ProcessEvent, ProcessRegistryOptions } from './pro
 export type { LineRange, LogPage, NumberedLine, ProcessInfo, ProcessStatus, SpawnOptions, WaitOutcome } from '../contract/process-service.js'
 export type { ProcessCompletion } from './completions.js'
 export { isDangerousForOpenHosts } from './dangerous-commands.js'
-
-// What the signatures above refer to that `toolhost` exports too: the same declarations, types only,
-// so a type imported from this entry and from `toolhost` is one type.
-export type { HookConfig, McpServerConfig, ProcessContainment, RateLimitConfig, TerminalSandbox } from '../config/generated-types.js'
-export type { DispatchMode, PermissionMode, ToolhostConfig } from '../config/types.js'
-export type { ProcessService } from '../contract/process-service.js'
-export type { Logger } from '../contract/types.js'
-export type { SandboxPlan } from './sandbox.js'

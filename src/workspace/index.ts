@@ -34,13 +34,3 @@ export { searchTree } from '../search/search-tree.js'
 export type { SearchTreeOptions } from '../search/search-tree.js'
 export { chooseSearchEngine } from '../search/find-ripgrep.js'
 export type { SearchEngine, SearchEngineKind, SearchOutcome, SearchRequest } from '../search/search-types.js'
-
-// What the signatures above refer to that `toolhost` exports too: the same declarations, types only,
-// so a type imported from this entry and from `toolhost` is one type.
-export type { HookConfig, McpServerConfig, ProcessContainment, RateLimitConfig, TerminalSandbox } from '../config/generated-types.js'
-export type { DispatchMode, PermissionMode, ToolhostConfig } from '../config/types.js'
-export type { LineRange, LogPage, NumberedLine, ProcessInfo, ProcessService, ProcessStatus, SpawnOptions, WaitOutcome } from '../contract/process-service.js'
-export type {
-  Access, AskAnswer, Asker, AskRequest, AskSchema, CallInfo, CallReport, ControlPlane, Logger, SessionState,
-  SettingsContext, ToolContext, ToolServices, WorkspaceContext
-} from '../contract/types.js'
