@@ -2,9 +2,10 @@
  * `npm run bench [-- --quick] [-- --only=scheduling,cost,...]`: the ten benchmarks of toolhost, each
  * printing a table. Figures are measured, never edited; BENCHMARKS.md holds a full run's output.
  */
-import { execSync } from 'node:child_process'
+import { execSync, spawnSync } from 'node:child_process'
 import os from 'node:os'
 import { performance } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
 import { runCost } from './bench/cost.js'
 import { runInstances } from './bench/instances.js'
 import { runMcp } from './bench/mcp.js'
@@ -47,13 +48,36 @@ function machine(): string {
   return `${os.cpus().length} CPUs (${cpu}), ${memory}, Node ${process.version}, ${os.platform()} ${os.release()}`
 }
 
+// A child's results, on the last line of its stdout.
+const CHILD_FLAG = '--results-as-json'
+const RUN_TS = fileURLToPath(new URL('../bin/run-ts.mjs', import.meta.url))
+
+/**
+ * Runs one benchmark in a fresh process (this script with `--only=NAME`): each starts from an empty
+ * heap and an idle event loop, so no benchmark's figures carry the garbage, timers and compiled
+ * code the ones before it left (the cost rows, run after scheduling in one process, were ~20% slower).
+ */
+function inChild(name: BenchmarkName): { tables: Table[]; targets: string[] } {
+  const flags = process.argv.slice(2).filter((arg) => !arg.startsWith('--only='))
+  const child = spawnSync(process.execPath, [...process.execArgv, RUN_TS, fileURLToPath(import.meta.url), `--only=${name}`, ...flags, CHILD_FLAG], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 2 ** 20 })
+  const last = child.stdout.trimEnd().split('\n').pop() ?? ''
+  if (child.status !== 0 || !last.startsWith('{')) throw new Error(`benchmark ${name} failed (exit ${child.status ?? child.signal}): ${child.stdout.slice(-2000)}`)
+  return JSON.parse(last) as { tables: Table[]; targets: string[] }
+}
+
 async function main(): Promise<number> {
   let options: BenchOptions
+  const argv = process.argv.slice(2).filter((arg) => arg !== CHILD_FLAG)
   try {
-    options = parseBenchOptions(process.argv.slice(2))
+    options = parseBenchOptions(argv)
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n`)
     return 2
+  }
+  if (process.argv.includes(CHILD_FLAG)) {
+    const results = await BENCHMARKS[options.only[0]!](options)
+    process.stdout.write(`\n${JSON.stringify(results)}\n`)
+    return 0
   }
   const out = (text: string): void => {
     process.stdout.write(`${text}\n`)
@@ -66,7 +90,7 @@ async function main(): Promise<number> {
   const started = performance.now()
   for (const name of options.only) {
     const t0 = performance.now()
-    const { tables, targets: found } = await BENCHMARKS[name](options)
+    const { tables, targets: found } = options.only.length === 1 ? await BENCHMARKS[name](options) : inChild(name)
     for (const table of tables) out(renderTable(table))
     out(`(${name}: ${fmt((performance.now() - t0) / 1000, 1)} s)\n`)
     targets.push(...found)

@@ -55,12 +55,27 @@ async function until(stderr: () => string, pattern: RegExp): Promise<void> {
   }
 }
 
+/** Resolves once `/readyz` beside the MCP URL answers 503 or the connection is refused (the drain has begun). */
+async function untilDraining(url: string): Promise<void> {
+  const readyz = new URL('/readyz', url)
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    const status = await fetch(readyz).then((r) => r.status, () => 0)
+    if (status === 503 || status === 0) return
+    if (Date.now() > deadline) throw new Error(`/readyz still answered ${status} 30 s after SIGTERM`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
 describe('serve --http on SIGTERM', { timeout: 90_000 }, () => {
   test('drains: the call in flight is answered, a new request gets 503 Connection: close, then it exits 0', async () => {
     const server = await serve(FIXTURE_CONFIG)
     const inFlight = call(server.url, 'touch_path', { path: 'drained.txt', ms: 1500 })
     await until(server.stderr, /call mcp-\d+ started/)
     server.child.kill('SIGTERM')
+    // Not before the server has taken the signal (a loaded machine may take a while to deliver it):
+    // its readiness probe says 503, or its listening socket is closed already.
+    await untilDraining(server.url)
     // The listening socket closes first; a request on a fresh connection is refused or answered 503.
     const late = await call(server.url, 'peek', {}).then((r) => ({ status: r.status, connection: r.headers.get('connection') }), (error: Error) => ({ status: 0, connection: error.message }))
     expect([0, 503]).toContain(late.status)
