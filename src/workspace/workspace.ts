@@ -148,6 +148,10 @@ const cache = new WeakMap<object, Map<string, Workspace>>()
  * })
  */
 export function workspaceFor(ctx: { readonly workspace: Pick<ToolContext['workspace'], 'root' | 'controlPlane'>; readonly settings: Pick<ToolContext['settings'], 'config'> }): Workspace {
+  // A context made by hand in the old flat shape ({ root, config }) gets a clear error, not a TypeError.
+  if (typeof ctx?.workspace?.root !== 'string' || typeof ctx.settings?.config !== 'object') {
+    throw new ToolhostError('E_USAGE', 'workspaceFor takes the tool\'s context (or { workspace: { root }, settings: { config } }): the flat { root, config } form is gone; pass ctx itself')
+  }
   const { root, controlPlane } = ctx.workspace
   const config = ctx.settings.config
   // Per config object, root and control plane (a host's are fixed for its life).
