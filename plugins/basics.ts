@@ -62,21 +62,22 @@ registry.register(
     readOnly: () => true,
     handler: (args, ctx) =>
       new Promise<string>((resolve, reject) => {
+        const signal = ctx.call.signal
         // An abort that came before the handler started never fires its event: check it first.
-        if (ctx.signal.aborted) {
-          reject(ctx.signal.reason instanceof Error ? ctx.signal.reason : new Error('aborted'))
+        if (signal.aborted) {
+          reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'))
           return
         }
         const started = Date.now()
         const timer = setTimeout(() => {
-          ctx.signal.removeEventListener('abort', onAbort)
+          signal.removeEventListener('abort', onAbort)
           resolve(`waited ${Date.now() - started} ms`)
         }, args.ms)
         const onAbort = (): void => {
           clearTimeout(timer)
-          reject(ctx.signal.reason instanceof Error ? ctx.signal.reason : new Error('aborted'))
+          reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'))
         }
-        ctx.signal.addEventListener('abort', onAbort, { once: true })
+        signal.addEventListener('abort', onAbort, { once: true })
       }),
   }),
 )

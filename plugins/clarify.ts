@@ -33,7 +33,7 @@ registry.register(
     timeoutMs: 1_800_000,
     handler: async (args, ctx) => {
       if (ctx.ask === undefined) throw new ToolhostError('E_TOOL_UNAVAILABLE', 'no person can be asked in this session; decide with what you know and say what you assumed')
-      const answer = await ctx.ask({ question: args.question, ...(args.choices ? { choices: args.choices } : {}), callId: ctx.callId }, ctx.signal)
+      const answer = await ctx.ask({ question: args.question, ...(args.choices ? { choices: args.choices } : {}), callId: ctx.call.id }, ctx.call.signal)
       return answer.trim() === '' ? '(the person gave an empty answer)' : `the person answered: ${answer}`
     },
   }),

@@ -101,7 +101,7 @@ function pageLines(text: string, label: string, offset: number, limit: number, c
   if (offset > total) {
     throw new ToolhostError('E_ARGS_INVALID', `offset ${offset} is past the end of ${label}, which has ${total} line${total === 1 ? '' : 's'}; use an offset from 1 to ${total}`)
   }
-  const maxChars = ctx.config.limits.max_read_chars
+  const maxChars = ctx.settings.config.limits.max_read_chars
   const last = Math.min(total, offset - 1 + limit)
   const width = String(last).length
   const out: string[] = []
@@ -116,7 +116,7 @@ function pageLines(text: string, label: string, offset: number, limit: number, c
     end = n
   }
   if (end < last) {
-    if (ctx.config.read_file.on_overflow === 'error') {
+    if (ctx.settings.config.read_file.on_overflow === 'error') {
       const fits = Math.max(1, end - offset + 1)
       throw new ToolhostError(
         'E_LIMIT',

@@ -52,7 +52,7 @@ registry.register(
     timeoutMs: MAX_TIMEOUT_MS + 60_000,
     handler: async (args, ctx) => {
       const processes = processesOf(ctx)
-      const cwd = args.workdir ?? ctx.session.cwd
+      const cwd = args.workdir ?? ctx.workspace.session.cwd
       if (args.background) {
         const info = await processes.spawn(args.command, { cwd, background: true, notifyOnComplete: args.notify_on_complete ?? false })
         return (
@@ -60,10 +60,10 @@ registry.register(
           `check it with process {"action":"poll","id":"${info.id}"}; page its output with "log", wait with "wait", stop it with "kill"`
         )
       }
-      const timeoutMs = args.timeout_ms ?? ctx.config.terminal.timeout_ms
-      const room = Math.max(1000, ctx.config.limits.max_result_chars - 1000)
+      const timeoutMs = args.timeout_ms ?? ctx.settings.config.terminal.timeout_ms
+      const room = Math.max(1000, ctx.settings.config.limits.max_result_chars - 1000)
       const started = await processes.spawn(args.command, { cwd, background: false })
-      const { outcome, process: done } = await processes.wait(started.id, { timeoutMs, signal: ctx.signal, tailChars: room, until: 'leader' })
+      const { outcome, process: done } = await processes.wait(started.id, { timeoutMs, signal: ctx.call.signal, tailChars: room, until: 'leader' })
       if (outcome === 'exited' && done.status === 'exited') return describeRun(done)
       const killed = await processes.kill(started.id, { tailChars: room })
       if (outcome === 'exited') {
@@ -129,7 +129,7 @@ registry.register(
         case 'log':
           return formatLog(await processes.log(args.id, { ...(args.offset === undefined ? {} : { offset: args.offset }), ...(args.limit === undefined ? {} : { limit: args.limit }) }))
         case 'wait':
-          return processes.wait(args.id, { timeoutMs: args.timeout_ms ?? DEFAULT_WAIT_MS, signal: ctx.signal })
+          return processes.wait(args.id, { timeoutMs: args.timeout_ms ?? DEFAULT_WAIT_MS, signal: ctx.call.signal })
         case 'kill': {
           const info = await processes.kill(args.id)
           return { ...info, summary: howItEnded(info) }

@@ -22,7 +22,7 @@ registry.register(
     readOnly: () => true,
     openWorld: true,
     handler: async (args, ctx) => {
-      const base = ctx.env.SEARXNG_URL ?? ''
+      const base = ctx.settings.env.SEARXNG_URL ?? ''
       let url: URL
       try {
         url = new URL('search', base.endsWith('/') ? base : `${base}/`)
@@ -31,15 +31,15 @@ registry.register(
       }
       url.searchParams.set('q', args.query)
       url.searchParams.set('format', 'json')
-      const timeoutMs = ctx.config.web_search.timeout_ms
-      const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(timeoutMs)])
+      const timeoutMs = ctx.settings.config.web_search.timeout_ms
+      const signal = AbortSignal.any([ctx.call.signal, AbortSignal.timeout(timeoutMs)])
       let response: Response
       let body: string
       try {
         response = await fetch(url, { headers: { accept: 'application/json' }, signal })
         body = await response.text()
       } catch (error) {
-        if (ctx.signal.aborted) throw error
+        if (ctx.call.signal.aborted) throw error
         const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : describeFetchError(error)
         throw new ToolhostError('E_TOOL_FAILED', `could not reach the search service at ${url.origin}: ${reason}. Try again later or answer without searching`)
       }
@@ -57,7 +57,7 @@ registry.register(
       if (typeof data !== 'object' || data === null || !Array.isArray(results)) {
         throw new ToolhostError('E_TOOL_FAILED', 'the search service sent JSON without a "results" list; is SEARXNG_URL a SearXNG instance?')
       }
-      const max = args.max_results ?? ctx.config.web_search.max_results
+      const max = args.max_results ?? ctx.settings.config.web_search.max_results
       const shown = (results as SearxResult[]).filter((r) => typeof r?.url === 'string').slice(0, max)
       if (shown.length === 0) return `no results for "${args.query}"`
       return shown.map((r, i) => `${i + 1}. ${text(r.title) || '(untitled)'}\n   ${String(r.url)}${text(r.content) ? `\n   ${text(r.content)}` : ''}`).join('\n')

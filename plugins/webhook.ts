@@ -40,7 +40,7 @@ registry.register(
     openWorld: true,
     timeoutMs: 15_000,
     handler: async (args, ctx) => {
-      const url = webhookUrl(ctx.env)
+      const url = webhookUrl(ctx.settings.env)
       if (!(url instanceof URL)) throw new ToolhostError('E_TOOL_UNAVAILABLE', `${url.problem}; the notification was not sent`)
       let response: Response
       try {
@@ -48,7 +48,7 @@ registry.register(
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ title: args.title ?? 'toolhost', message: args.message }),
-          signal: ctx.signal,
+          signal: ctx.call.signal,
         })
       } catch (error) {
         // fetch says only "fetch failed"; the cause says why (ECONNREFUSED, DNS, TLS …).

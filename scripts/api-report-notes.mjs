@@ -53,14 +53,19 @@ export function namesExportedByMain(ts, program, mainFile, isOwn) {
   return names
 }
 
-const NOTE = /^\s*\/\/ Warning: \(ae-forgotten-export\) The symbol "([^"]+)" needs to be exported by the entry point \S+\r?$/
+// A note beside a declaration (`// Warning: (ae-forgotten-export) …`), or in the list at the
+// bottom of notes API Extractor could not place (`// dist/src/a.d.ts:3:1 - (ae-forgotten-export) …`).
+const NOTE = /^\s*\/\/ (?:Warning: |\S+ - )\(ae-forgotten-export\) The symbol "([^"]+)" needs to be exported by the entry point \S+\r?$/
 const WARNING = /^\s*\/\/ Warning: /
 const SEPARATOR = /^\s*\/\/\r?$/
+const UNPLACED = /^\/\/ Warnings were encountered during analysis:\r?$/
+const UNPLACED_NOTE = /^\/\/ \S/
 
 /**
  * A subpath's report without the notes `shared` satisfies, and with the names they gave listed once
  * below the opening of its code block (sorted; none, no list). Where every warning above a
- * declaration goes, so does the `//` line API Extractor writes between the warnings and the rest.
+ * declaration goes, so does the `//` line API Extractor writes between the warnings and the rest;
+ * where every note at the bottom goes, so does their heading.
  * Line ends are kept (API Extractor writes CRLF; the list takes the opening line's).
  *
  * @example
@@ -70,21 +75,33 @@ export function leaveToMain(report, shared, mainName) {
   const lines = report.split('\n')
   const kept = []
   const left = new Set()
+  const stays = (line) => {
+    const name = NOTE.exec(line)?.[1]
+    if (name === undefined || !shared.has(name)) return true
+    left.add(name)
+    return false
+  }
   for (let i = 0; i < lines.length; ) {
+    if (UNPLACED.test(lines[i]) && SEPARATOR.test(lines[i + 1] ?? '')) {
+      const heading = lines.slice(i, i + 2)
+      i += 2
+      const run = []
+      while (i < lines.length && UNPLACED_NOTE.test(lines[i])) run.push(lines[i++])
+      const staying = run.filter(stays)
+      if (staying.length > 0) kept.push(...heading, ...staying)
+      // The blank line API Extractor skips before the heading goes with it.
+      else if (kept.length > 0 && kept[kept.length - 1].trim() === '') kept.pop()
+      continue
+    }
     if (!WARNING.test(lines[i])) {
       kept.push(lines[i++])
       continue
     }
     const run = []
     while (i < lines.length && WARNING.test(lines[i])) run.push(lines[i++])
-    const stays = run.filter((line) => {
-      const name = NOTE.exec(line)?.[1]
-      if (name === undefined || !shared.has(name)) return true
-      left.add(name)
-      return false
-    })
-    kept.push(...stays)
-    if (stays.length === 0 && i < lines.length && SEPARATOR.test(lines[i])) i++
+    const staying = run.filter(stays)
+    kept.push(...staying)
+    if (staying.length === 0 && i < lines.length && SEPARATOR.test(lines[i])) i++
   }
   const names = [...left].sort()
   if (names.length === 0) return { report: kept.join('\n'), shared: names }

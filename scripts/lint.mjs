@@ -3,13 +3,15 @@
 // scripts/, the built-in plugins/, test/), run from its root: no `.only` in tests, no skipped test
 // without a reason on the line, relative imports in src/ end in .js, no `export *` in src/index.ts,
 // AGENTS.md names every source file, and the layers of src/ hold (.dependency-cruiser.cjs: no import
-// circle, no import of a higher layer).
+// circle, no import of a higher layer), and src/ and plugins/ use nothing src/ marks @deprecated
+// (scripts/lint-deprecated.mjs: ToolContext's flat names).
 import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { cruise } from 'dependency-cruiser'
 import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options'
 import fg from 'fast-glob'
+import { deprecatedUses } from './lint-deprecated.mjs'
 
 const problems = []
 for (const file of await fg(['test/**/*.ts'], { ignore: ['**/fixtures/**'] })) {
@@ -51,6 +53,9 @@ if (existsSync('src')) {
     problems.push(`${v.from} → ${v.to}: ${v.rule.name}${circle}: ${comments.get(v.rule.name)}`)
   }
 }
+
+// Type-aware, so only where the tree is a TypeScript project (the house's own; not a bare tree).
+if (existsSync('src') && existsSync('tsconfig.json')) problems.push(...deprecatedUses('tsconfig.json'))
 
 for (const p of problems) console.error(p)
 console.log(problems.length === 0 ? 'lint: ok' : `lint: ${problems.length} problem(s)`)

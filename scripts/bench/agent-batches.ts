@@ -55,8 +55,8 @@ const pathTimed = {
 
 /** The benchmark's stand-in tools; each waits `ms` on the given sleep (virtual or real). */
 export function registerAgentTools(registry: ToolRegistry, sleep: Sleep): void {
-  const wait = async (args: { ms: number }, ctx: { signal: AbortSignal }): Promise<string> => {
-    await sleep(args.ms, ctx.signal)
+  const wait = async (args: { ms: number }, ctx: { call: { signal: AbortSignal } }): Promise<string> => {
+    await sleep(args.ms, ctx.call.signal)
     return 'ok'
   }
   const tools = [

@@ -85,7 +85,7 @@ export async function runStress(options: BenchOptions): Promise<{ tables: Table[
     try {
       if (spec.act === 'throw') throw new Error('planned failure')
       if (spec.act === 'sleep' || spec.act === 'hang') {
-        const signal = ctx.signal
+        const signal = ctx.call.signal
         await new Promise<void>((resolve, reject) => {
           const timer = spec.act === 'sleep' ? setTimeout(resolve, spec.ms) : undefined
           const onAbort = (): void => {

@@ -11,7 +11,7 @@ export interface ProgressSink {
 export const PLAIN_INTERVAL_MS = 1000
 
 /**
- * Shows the progress tools report (`ctx.progress`) while the CLI waits for calls. On a terminal one
+ * Shows the progress tools report (`ctx.report.progress`) while the CLI waits for calls. On a terminal one
  * live line is redrawn in place — the latest report, and how many other calls are reporting — and
  * cleared when they finish; elsewhere (a pipe, a log file) each report is a plain line, at most one
  * per call per `intervalMs` unless it completes the total. Returns the function that stops (and

@@ -58,7 +58,7 @@ export interface AskRequest {
  */
 export type AskHandler = (request: AskRequest, signal: AbortSignal) => Promise<string | AskAnswer>
 
-/** Log levels of `ctx.log` (an MCP client gets them as `notifications/message`). */
+/** Log levels of `ctx.report.log` (an MCP client gets them as `notifications/message`). */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
 
 /**

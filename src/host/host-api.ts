@@ -28,7 +28,7 @@ export interface Host {
   readonly root: string
   /** The tools this host advertises and runs. */
   readonly registry: ToolRegistry
-  /** The host's logger (handlers log through `ctx.log`). */
+  /** The host's logger (handlers log through `ctx.report.log`). */
   readonly log: Logger
   /** The session every call of this host shares: its working folder and values. */
   readonly session: SessionState

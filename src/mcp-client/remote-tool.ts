@@ -139,17 +139,17 @@ function pathScope(schema: JsonSchema): ((args: Record<string, unknown>) => Scop
 
 async function callRemote(host: RemoteToolHost, remote: RemoteServer, remoteName: string, name: string, args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
   if (!remote.isConnected()) throw new ToolhostError('E_TOOL_UNAVAILABLE', `MCP server ${remote.server} is disconnected; ${name} cannot run now`)
-  remote.running.add(ctx.callId)
+  remote.running.add(ctx.call.id)
   try {
     const result = await remote.client.callTool({ name: remoteName, arguments: args }, {
-      signal: ctx.signal,
+      signal: ctx.call.signal,
       timeout: host.config.dispatch.timeout_ms,
       resetTimeoutOnProgress: true,
-      onprogress: (p) => ctx.progress(p.message ?? `${remoteName}: ${p.progress}${p.total === undefined ? '' : `/${p.total}`}`, p.progress, p.total),
+      onprogress: (p) => ctx.report.progress(p.message ?? `${remoteName}: ${p.progress}${p.total === undefined ? '' : `/${p.total}`}`, p.progress, p.total),
     })
     if (result.isError === true) throw new ToolhostError('E_TOOL_FAILED', `${name} (MCP server ${remote.server}) failed: ${remoteResultText(result)}`)
     return remoteResultValue(result)
   } finally {
-    remote.running.delete(ctx.callId)
+    remote.running.delete(ctx.call.id)
   }
 }

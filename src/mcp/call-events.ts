@@ -8,7 +8,7 @@ export type McpLogLevel = (typeof MCP_LOG_LEVELS)[number]
 
 const FROM_LOG_LEVEL: Record<LogLevel, McpLogLevel> = { debug: 'debug', info: 'info', warn: 'warning', error: 'error' }
 
-/** The MCP level of a `ctx.log` level (`warn` is MCP's `warning`). */
+/** The MCP level of a `ctx.report.log` level (`warn` is MCP's `warning`). */
 export function mcpLevelOf(level: LogLevel): McpLogLevel {
   return FROM_LOG_LEVEL[level]
 }
@@ -19,7 +19,7 @@ export function isLevelShown(level: McpLogLevel, minimum: McpLogLevel): boolean 
 }
 
 /**
- * Turns a handler's `ctx.progress` reports into MCP progress values, which must increase: a first
+ * Turns a handler's `ctx.report.progress` reports into MCP progress values, which must increase: a first
  * report of 0 is sent as 0; a report with no number, or one that does not pass the last, counts up
  * by one from the last value sent.
  *

@@ -110,7 +110,7 @@ export async function readOwnResource(host: Host, uri: string): Promise<{ uri: s
   if (uri.startsWith(RESULTS)) {
     const name = decodeURIComponent(uri.slice(RESULTS.length))
     if (!SAFE_NAME.test(name)) throw notFound(uri, 'not a saved result name')
-    const workspace = workspaceFor(host)
+    const workspace = workspaceFor({ workspace: { root: host.root }, settings: { config: host.config } })
     try {
       const file = workspace.resolve(path.join(underRoot(host.root, host.config.limits.results_dir), name), 'read')
       return { uri, mimeType: 'text/plain', text: (await workspace.readFile(file)).toString('utf8') }

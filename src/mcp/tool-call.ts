@@ -28,7 +28,7 @@ let callSeq = 0
 
 /**
  * Answers one `tools/call` through `host.run` (all clients share one scheduler). Progress and
- * `ctx.log` lines go to the client as notifications; a failed call is a result with `isError`; an
+ * `ctx.report.log` lines go to the client as notifications; a failed call is a result with `isError`; an
  * unknown tool is refused by the host (so the console and the audit log see it) and answered with one
  * `InvalidParams` protocol error, `data.code` `E_TOOL_UNKNOWN`, naming the closest tools. A 2025 session is
  * asked its questions with `elicitation/create`. A 2026-07-28 request is a multi round-trip

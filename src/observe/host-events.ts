@@ -33,5 +33,5 @@ export type HostEvent =
   | SchedulerEvent
   | CallEvent
   | { type: 'progress'; id: string; message: string; progress?: number; total?: number }
-  /** A line a handler wrote with `ctx.log` (it is in the host's log too). */
+  /** A line a handler wrote with `ctx.report.log` (it is in the host's log too). */
   | { type: 'log'; id: string; level: LogLevel; message: string; fields?: Record<string, unknown> }

@@ -41,7 +41,7 @@ export class Workspace {
   readonly #portable: boolean
   readonly #controlPlane: ControlPlane | undefined
 
-  /** `root` must be canonical (the host's `ctx.root` is). */
+  /** `root` must be canonical (the host's `ctx.workspace.root` is). */
   constructor(root: string, options: WorkspaceOptions = {}) {
     this.root = root
     this.caseInsensitive = options.caseInsensitive ?? isCaseInsensitiveFs(root)
@@ -134,8 +134,8 @@ function canonicalWithRetry(input: unknown, root: string): string {
 const cache = new WeakMap<object, Map<string, Workspace>>()
 
 /**
- * The `Workspace` of a handler's context (root, `workspace.deny`, `limits.results_dir`), built once
- * per host config and root.
+ * The `Workspace` of a handler's context (`ctx.workspace`'s root and control plane, `ctx.settings`'
+ * `workspace.deny` and `limits.results_dir`), built once per host config and root.
  *
  * @example
  * const readText = defineTool({
@@ -148,15 +148,20 @@ const cache = new WeakMap<object, Map<string, Workspace>>()
  *   },
  * })
  */
-export function workspaceFor(ctx: Pick<ToolContext, 'root' | 'config'> & { readonly workspace?: Pick<ToolContext['workspace'], 'root' | 'controlPlane'> }): Workspace {
-  const controlPlane = ctx.workspace?.controlPlane
+export function workspaceFor(ctx: { readonly workspace: Pick<ToolContext['workspace'], 'root' | 'controlPlane'>; readonly settings: Pick<ToolContext['settings'], 'config'> }): Workspace {
+  // A context made by hand in the old flat shape ({ root, config }) gets a clear error, not a TypeError.
+  if (typeof ctx?.workspace?.root !== 'string' || typeof ctx.settings?.config !== 'object') {
+    throw new ToolhostError('E_USAGE', 'workspaceFor takes the tool\'s context (or { workspace: { root }, settings: { config } }): the flat { root, config } form is gone; pass ctx itself')
+  }
+  const { root, controlPlane } = ctx.workspace
+  const config = ctx.settings.config
   // Per config object, root and control plane (a host's are fixed for its life).
-  let byRoot = cache.get(ctx.config)
-  if (!byRoot) cache.set(ctx.config, (byRoot = new Map()))
-  const key = controlPlane === undefined ? ctx.root : `${ctx.root}\0${controlPlane.paths.join('\0')}\0\0${controlPlane.opened.join('\0')}`
+  let byRoot = cache.get(config)
+  if (!byRoot) cache.set(config, (byRoot = new Map()))
+  const key = controlPlane === undefined ? root : `${root}\0${controlPlane.paths.join('\0')}\0\0${controlPlane.opened.join('\0')}`
   let workspace = byRoot.get(key)
   if (!workspace) {
-    workspace = new Workspace(ctx.root, { deny: ctx.config.workspace.deny, resultsDir: ctx.config.limits.results_dir, ...(controlPlane ? { controlPlane } : {}) })
+    workspace = new Workspace(root, { deny: config.workspace.deny, resultsDir: config.limits.results_dir, ...(controlPlane ? { controlPlane } : {}) })
     byRoot.set(key, workspace)
   }
   return workspace

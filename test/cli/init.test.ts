@@ -54,7 +54,7 @@ describe('toolhost init', () => {
     const plugin = path.join(cwd, 'plugins/hello.mjs')
     try {
       expect(await loadPluginFile(plugin, registry)).toEqual({ ok: true, tools: ['hello'] })
-      expect(await registry.get('hello')!.handler({ text: 'hi' }, { progress: () => {} } as never)).toBe('hello got: hi')
+      expect(await registry.get('hello')!.handler({ text: 'hi' }, { report: { progress: () => {} } } as never)).toBe('hello got: hi')
     } finally {
       registry.unregisterSource(plugin)
     }

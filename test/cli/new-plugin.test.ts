@@ -32,7 +32,7 @@ describe('toolhost new-plugin NAME', () => {
       expect(loaded).toEqual({ ok: true, tools: ['np_weather'] })
       const tool = registry.get('np_weather')!
       const progress: string[] = []
-      expect(await tool.handler({ text: 'hi' }, { progress: (m: string) => progress.push(m) } as never)).toBe('np_weather got: hi')
+      expect(await tool.handler({ text: 'hi' }, { report: { progress: (m: string) => progress.push(m) } } as never)).toBe('np_weather got: hi')
       expect(progress).toEqual(['working on 2 characters'])
     } finally {
       registry.unregisterSource(written.plugin)

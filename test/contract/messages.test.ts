@@ -109,7 +109,7 @@ describe('what each reader actually gets', () => {
   test('a developer embedding the host: createHost options, approve, a rule; paths relative to the root', async () => {
     const registry = new ToolRegistry()
     registry.register(defineTool({ name: 'save', description: 'Save.', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }, pathScoped: true, handler: () => 'saved' }))
-    registry.register(defineTool({ name: 'load', description: 'Load.', parameters: { type: 'object' }, readOnly: () => true, parallelSafe: true, handler: (_args, ctx) => readFile(path.join(ctx.root, 'missing', 'file.txt'), 'utf8') }))
+    registry.register(defineTool({ name: 'load', description: 'Load.', parameters: { type: 'object' }, readOnly: () => true, parallelSafe: true, handler: (_args, ctx) => readFile(path.join(ctx.workspace.root, 'missing', 'file.txt'), 'utf8') }))
     const host = await createHost({ root, registry, loadPlugins: false, log: silentLogger, env: {}, config: { plugins: { dirs: [] }, env_file: '', permissions: { mode: 'ask' } } })
     try {
       const [denied, failed] = await host.run([{ id: 'a', name: 'save', arguments: { path: 'x.txt' } }, { id: 'b', name: 'load' }])

@@ -122,7 +122,7 @@ describe('host.close() with a call still being decided', () => {
     const entered = createDeferred<void>()
     registerTool('held', {
       checkPermissions: (_args, ctx) => new Promise<PermissionResult>(() => {
-        ctx.signal.addEventListener('abort', () => reason.resolve(ctx.signal.aborted))
+        ctx.call.signal.addEventListener('abort', () => reason.resolve(ctx.call.signal.aborted))
         entered.resolve()
       }),
     })

@@ -33,7 +33,7 @@ async function hostWith(name: string, yaml: string, options: { watch?: boolean }
   registry.register(defineTool({ name: 'held', description: 'Waits for the test.', parameters: { type: 'object' }, parallelSafe: true, handler: async (_args, ctx) => {
     const gate = createDeferred<void>()
     gates.push(gate)
-    ctx.signal.addEventListener('abort', () => gate.resolve(), { once: true })
+    ctx.call.signal.addEventListener('abort', () => gate.resolve(), { once: true })
     await gate.promise
     return 'done'
   } }))

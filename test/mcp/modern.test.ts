@@ -39,10 +39,10 @@ async function open(options: { elicitation?: boolean; mode?: 'ask' | 'bypass'; a
   registry.register(defineTool({
     name: 'chatty', description: 'Logs at every level and reports progress.', parameters: NONE, readOnly: () => true,
     handler: (_args, ctx) => {
-      ctx.log.debug('a debug line')
-      ctx.log.info('an info line')
-      ctx.log.error('an error line')
-      ctx.progress('half', 50, 100)
+      ctx.report.log.debug('a debug line')
+      ctx.report.log.info('an info line')
+      ctx.report.log.error('an error line')
+      ctx.report.progress('half', 50, 100)
       return 'done'
     },
   }))

@@ -1,6 +1,6 @@
 /**
- * What a tool says while it runs reaches the MCP client that called it: ctx.log lines as
- * notifications/message (filtered by logging/setLevel), ctx.progress as notifications/progress
+ * What a tool says while it runs reaches the MCP client that called it: ctx.report.log lines as
+ * notifications/message (filtered by logging/setLevel), ctx.report.progress as notifications/progress
  * (a first 0 stays 0), and ctx.ask questions as elicitation (a schema is sent as it is; the
  * structured answer comes back). In-process: the SDK client over the in-memory transport.
  */
@@ -33,10 +33,10 @@ function fixtureRegistry(): ToolRegistry {
     description: 'Logs at every level, with and without fields.',
     parameters: none,
     handler: (_args, ctx) => {
-      ctx.log.debug('a debug line')
-      ctx.log.info('an info line')
-      ctx.log.warn('a warning', { file: 'a.txt' })
-      ctx.log.error('an error line')
+      ctx.report.log.debug('a debug line')
+      ctx.report.log.info('an info line')
+      ctx.report.log.warn('a warning', { file: 'a.txt' })
+      ctx.report.log.error('an error line')
       return 'done'
     },
   }))
@@ -45,10 +45,10 @@ function fixtureRegistry(): ToolRegistry {
     description: 'Reports progress 0, then a message only, then 50 and 100 of 100.',
     parameters: none,
     handler: (_args, ctx) => {
-      ctx.progress('start', 0, 100)
-      ctx.progress('thinking')
-      ctx.progress('half', 50, 100)
-      ctx.progress('all', 100, 100)
+      ctx.report.progress('start', 0, 100)
+      ctx.report.progress('thinking')
+      ctx.report.progress('half', 50, 100)
+      ctx.report.progress('all', 100, 100)
       return 'counted'
     },
   }))
@@ -67,7 +67,7 @@ function fixtureRegistry(): ToolRegistry {
   return registry
 }
 
-describe('ctx.log, ctx.progress and ctx.ask reach the MCP client of the call', () => {
+describe('ctx.report.log, ctx.report.progress and ctx.ask reach the MCP client of the call', () => {
   const tmp = makeTempDir('toolhost-mcp-notify-')
   const sessions = new McpSessions()
   let host: Host
@@ -100,7 +100,7 @@ describe('ctx.log, ctx.progress and ctx.ask reach the MCP client of the call', (
     tmp.remove()
   })
 
-  test('the server declares logging and resources; ctx.log lines arrive from info up by default', async () => {
+  test('the server declares logging and resources; ctx.report.log lines arrive from info up by default', async () => {
     expect(client.getServerCapabilities()).toMatchObject({ logging: {}, resources: { subscribe: true, listChanged: true }, tools: { listChanged: true } })
     logs.length = 0
     await client.callTool({ name: 'chatty', arguments: {} })

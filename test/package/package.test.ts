@@ -88,7 +88,7 @@ await host.close()
     const outside = path.join(kit.work, 'outside-plugins')
     mkdirSync(outside)
     // Outside any project: 'toolhost' and its subpaths resolve through the loader's hook to the running copy.
-    writeFileSync(path.join(outside, 'far.mjs'), "import { defineTool, registry } from 'toolhost'\nimport { workspaceFor } from 'toolhost/workspace'\nregistry.register(defineTool({ name: 'far', description: 'Far away.', parameters: { type: 'object' }, readOnly: () => true, handler: (args, ctx) => `far ran on the wall of ${workspaceFor(ctx).root === ctx.root ? 'its root' : 'another root'}` }))\n")
+    writeFileSync(path.join(outside, 'far.mjs'), "import { defineTool, registry } from 'toolhost'\nimport { workspaceFor } from 'toolhost/workspace'\nregistry.register(defineTool({ name: 'far', description: 'Far away.', parameters: { type: 'object' }, readOnly: () => true, handler: (args, ctx) => `far ran on the wall of ${workspaceFor(ctx).root === ctx.workspace.root ? 'its root' : 'another root'}` }))\n")
     mkdirSync(path.join(dir, 'plugins'))
     writeFileSync(path.join(dir, 'plugins/typed.ts'), "import { defineTool, registry } from 'toolhost'\nconst n: number = 2\nregistry.register(defineTool({ name: 'typed', description: 'Typed.', parameters: { type: 'object' }, readOnly: () => true, handler: () => `typed ${n}` }))\n")
     writeFileSync(

@@ -26,7 +26,7 @@ registry.register(defineTool<Args>({
   readOnly: () => true,
   handler: (args: Args, ctx): string => {
     if (args.name === 'trace') return new Error('where').stack ?? ''
-    return shout(\`hello \${Name.parse(args.name)} on \${workspaceFor(ctx).root === ctx.root ? 'the root' : 'elsewhere'}\`)
+    return shout(\`hello \${Name.parse(args.name)} on \${workspaceFor(ctx).root === ctx.workspace.root ? 'the root' : 'elsewhere'}\`)
   },
 }))
 `

@@ -81,7 +81,7 @@ describe('needsApproval', () => {
 
   test('a function decides per call, from the arguments and the context', async () => {
     const seen: string[] = []
-    registerDeploy((args, ctx) => (seen.push(ctx.root), args.env === 'prod'))
+    registerDeploy((args, ctx) => (seen.push(ctx.workspace.root), args.env === 'prod'))
     const person = recordingApprover()
     const host = await permissionHost(root, { mode: 'auto' }, { approve: person.approve })
     const results = await host.run([

@@ -105,7 +105,7 @@ describe('wait', () => {
   test('a signal aborted before the handler starts rejects at once instead of waiting', async () => {
     const controller = new AbortController()
     controller.abort(new Error('stopped before it began'))
-    const ctx = { signal: controller.signal } as ToolContext
+    const ctx = { call: { signal: controller.signal } } as unknown as ToolContext
     await expect(Promise.resolve(registry.get('wait')!.handler({ ms: 60000 }, ctx))).rejects.toThrow('stopped before it began')
   })
 })

@@ -40,7 +40,7 @@ describe('through the host', () => {
       requiresEnv: ['QUOTED_KEY'],
       check: ({ env: e }) => (e.QUOTED_KEY === 'good-key-value' ? true : { available: false, reason: `key ${e.QUOTED_KEY} was rejected` }),
       handler: (_args, ctx) => {
-        throw new Error(`the service refused key ${ctx.env.QUOTED_KEY}`)
+        throw new Error(`the service refused key ${ctx.settings.env.QUOTED_KEY}`)
       },
     }))
     host = await createHost({ loadPlugins: false, log: silentLogger, env, config: { env_file: '', permissions: { mode: 'bypass' } } })

@@ -75,3 +75,36 @@ test('the lint refuses an import of a higher layer, and of an entry file', () =>
   const unlayered = lintTree({ ...CLEAN, 'src/misc/m.ts': "export { r } from '../registry/r.js'\n" })
   expect(unlayered.output).toContain('src/misc/m.ts → src/registry/r.ts: no-layer')
 }, LINT_TIMEOUT_MS)
+
+// Toolhost's own code uses none of its own deprecated names (issue 28.2: ToolContext's flat names):
+// a TypeScript tree with a contract of one grouped and one flat name, linted once using the grouped
+// one, then with the flat one read in src/ and plugins/ (access, element access, destructuring, a
+// Pick of it, a call); test/ may read it (the test that the flat names still work lives there).
+const TYPED = {
+  'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', noEmit: true, types: [] }, include: ['src', 'plugins', 'test'] }),
+  'src/index.ts': "export type { Ctx } from './contract/types.js'\n",
+  'src/contract/types.ts': 'export interface Ctx {\n  readonly workspace: { readonly root: string }\n  /** @deprecated Read `ctx.workspace.root`. */\n  readonly root: string\n  /** @deprecated Call `ctx.workspace.root`. */\n  progress(message: string): void\n}\n',
+  'src/host/use.ts': "import type { Ctx } from '../contract/types.js'\nexport const rootOf = (ctx: Ctx): string => ctx.workspace.root\n",
+  'plugins/p.ts': "import type { Ctx } from '../src/contract/types.js'\nexport const p = (ctx: Ctx): string => ctx.workspace.root\n",
+  'test/old-names.test.ts': "import type { Ctx } from '../src/contract/types.js'\nexport const old = (ctx: Ctx): string => ctx.root\n",
+}
+
+test('the lint refuses a deprecated name of src/ used in src/ or plugins/, however it is read; test/ may use it', () => {
+  expect(lintTree(TYPED)).toEqual({ code: 0, output: 'lint: ok\n' })
+  const flat = lintTree({
+    ...TYPED,
+    'src/host/use.ts': "import type { Ctx } from '../contract/types.js'\nexport const rootOf = (ctx: Ctx): string => ctx.root\nexport const picked = (ctx: Pick<Ctx, 'root'>): string => ctx['root']\n",
+    'plugins/p.ts': "import type { Ctx } from '../src/contract/types.js'\nexport const p = ({ root }: Ctx): string => root\nexport const q = (ctx: Ctx): void => {\n  const { root: r } = ctx\n  ctx.progress(r)\n}\n",
+  })
+  expect(flat.code).toBe(1)
+  const problems = flat.output.split('\n').filter((line) => line.includes('is deprecated')).sort()
+  expect(problems).toEqual([
+    "plugins/p.ts:2:21: 'root' is deprecated: Read `ctx.workspace.root`. (toolhost's own code uses the current names)",
+    "plugins/p.ts:4:11: 'root' is deprecated: Read `ctx.workspace.root`. (toolhost's own code uses the current names)",
+    "plugins/p.ts:5:7: 'progress' is deprecated: Call `ctx.workspace.root`. (toolhost's own code uses the current names)",
+    "src/host/use.ts:2:49: 'root' is deprecated: Read `ctx.workspace.root`. (toolhost's own code uses the current names)",
+    "src/host/use.ts:3:63: 'root' is deprecated: Read `ctx.workspace.root`. (toolhost's own code uses the current names)",
+  ])
+  expect(flat.output).not.toContain('test/old-names.test.ts')
+  expect(flat.output).toContain('lint: 5 problem(s)')
+}, LINT_TIMEOUT_MS)

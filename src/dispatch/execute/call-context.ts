@@ -2,7 +2,7 @@ import type { HostContext } from '../../contract/host-context.js'
 import type { Asker, AskHandler, AskRequest, CallInfo, CallReport, Logger, LogLevel, SessionState, SettingsContext, ToolContext, ToolServices, WorkspaceContext } from '../../contract/types.js'
 
 /**
- * Where a call's `ctx.progress` and `ctx.log` lines go (the host's admission, which turns them into
+ * Where a call's `ctx.report.progress` and `ctx.report.log` lines go (the host's admission, which turns them into
  * `progress` and `log` events). One per host: a call's context passes its id, so no closure is made
  * per call.
  */
@@ -35,8 +35,6 @@ export class CallContext implements ToolContext {
   readonly #controller: AbortController
   #call: CallInfo | undefined
   #report: CallReport | undefined
-  #progress: CallReport['progress'] | undefined
-  #log: Logger | undefined
   #ask: Asker | undefined
 
   /** `controller`: aborts the call (timeout, interrupt); `reporter`: where progress and log lines go besides the host's log. */
@@ -56,7 +54,7 @@ export class CallContext implements ToolContext {
   }
 
   get report(): CallReport {
-    return (this.#report ??= { progress: this.progress, log: this.log })
+    return (this.#report ??= { progress: progressOf(this.#reporter, this.#id), log: callLogger(this.#offers.log, this.#reporter, this.#id) })
   }
 
   get ask(): Asker | undefined {
@@ -65,36 +63,46 @@ export class CallContext implements ToolContext {
     return (this.#ask ??= bindAsker(handler, this.#id, () => this.#controller.signal))
   }
 
+  // The flat names of earlier releases, each over its group (deprecated as ToolContext's are).
+
+  /** @deprecated Read `ctx.call.signal`. */
   get signal(): AbortSignal {
     return this.#controller.signal
   }
 
+  /** @deprecated Read `ctx.call.id`. */
   get callId(): string {
     return this.#id
   }
 
+  /** @deprecated Read `ctx.workspace.root`. */
   get root(): string {
     return this.workspace.root
   }
 
+  /** @deprecated Read `ctx.workspace.session`. */
   get session(): SessionState {
     return this.workspace.session
   }
 
+  /** @deprecated Read `ctx.settings.config`. */
   get config(): SettingsContext['config'] {
     return this.settings.config
   }
 
+  /** @deprecated Read `ctx.settings.env`. */
   get env(): NodeJS.ProcessEnv {
     return this.settings.env
   }
 
+  /** @deprecated Call `ctx.report.progress`. */
   get progress(): CallReport['progress'] {
-    return (this.#progress ??= progressOf(this.#reporter, this.#id))
+    return this.report.progress
   }
 
+  /** @deprecated Read `ctx.report.log`. */
   get log(): Logger {
-    return (this.#log ??= callLogger(this.#offers.log, this.#reporter, this.#id))
+    return this.report.log
   }
 }
 
@@ -115,7 +123,7 @@ class ThisCall implements CallInfo {
   }
 }
 
-// `ctx.progress` of a call: its reports go to the reporter (nowhere without one).
+// `ctx.report.progress` of a call: its reports go to the reporter (nowhere without one).
 function progressOf(reporter: CallReporter | undefined, callId: string): CallReport['progress'] {
   return (message, progress, total) => reporter?.progress(callId, message, progress, total)
 }

@@ -74,7 +74,7 @@ export function executeCall(tool: AnyTool, args: Record<string, unknown>, contex
     if (abandonTimer || settle.settled) return
     abandonTimer = setTimeout(() => {
       if (settle.settled) return
-      options.onAbandon?.(why, context.callId)
+      options.onAbandon?.(why, context.call.id)
       settle.resolve({ abandoned: true })
     }, options.graceMs)
     // Not unref'd: a CLI waiting for this call's release (a conflicting call behind it) must not see

@@ -86,7 +86,7 @@ describe('a permission check that never settles', () => {
       description: 'Its permission check waits for its abort.',
       parameters: { type: 'object' },
       parallelSafe: true,
-      checkPermissions: (_args, ctx) => new Promise<PermissionResult>(() => ctx.signal.addEventListener('abort', () => aborted.resolve(ctx.signal.reason))),
+      checkPermissions: (_args, ctx) => new Promise<PermissionResult>(() => ctx.call.signal.addEventListener('abort', () => aborted.resolve(ctx.call.signal.reason))),
       handler: () => 'must not run',
     }))
     host = await open({ permissions: { mode: 'bypass', check_timeout_ms: 50 } })

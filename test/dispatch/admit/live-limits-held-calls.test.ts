@@ -23,7 +23,7 @@ beforeEach(() => {
     parallelSafe: true,
     handler: (args: { url: string }, ctx) => {
       started.push(args.url)
-      return new Promise<string>((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error), { once: true }))
+      return new Promise<string>((_, reject) => ctx.call.signal.addEventListener('abort', () => reject(ctx.call.signal.reason as Error), { once: true }))
     },
   }))
 })

@@ -78,7 +78,7 @@ describe('timeouts', () => {
       pathScoped: true,
       timeoutMs: 20,
       handler: async (_args, ctx) => {
-        await untilAbort(ctx.signal)
+        await untilAbort(ctx.call.signal)
         await lingering.promise // still writing after its abort
         return 'late'
       },
@@ -103,7 +103,7 @@ describe('timeouts', () => {
     ['the tool timeoutMs (20) beats a long dispatch.timeout_ms', 20, 60_000, /timed out after 20 ms/],
     ['dispatch.timeout_ms (20) applies when the tool sets none', undefined, 20, /timed out after 20 ms/],
   ])('%s (timer-based)', async (_why, toolTimeout, dispatchTimeout, message) => {
-    tool({ name: 'hang', parallelSafe: true, ...(toolTimeout ? { timeoutMs: toolTimeout } : {}), handler: async (_a, ctx) => { await untilAbort(ctx.signal); throw new Error('aborted') } })
+    tool({ name: 'hang', parallelSafe: true, ...(toolTimeout ? { timeoutMs: toolTimeout } : {}), handler: async (_a, ctx) => { await untilAbort(ctx.call.signal); throw new Error('aborted') } })
     const host = await makeHost({ timeout_ms: dispatchTimeout })
     const [result] = await host.run([{ id: 'h', name: 'hang' }])
     expect(result).toMatchObject({ ok: false, error: { code: 'E_TIMEOUT', message } })
@@ -118,7 +118,7 @@ describe('timeouts', () => {
 
 describe('interrupts', () => {
   test('a running call is E_INTERRUPTED; a call that had not started is E_ABORTED', async () => {
-    tool({ name: 'work', pathScoped: true, handler: async (_a, ctx) => { await untilAbort(ctx.signal); throw new Error('stopped') } })
+    tool({ name: 'work', pathScoped: true, handler: async (_a, ctx) => { await untilAbort(ctx.call.signal); throw new Error('stopped') } })
     let secondRan = false
     tool({ name: 'after', pathScoped: true, handler: () => { secondRan = true; return 'x' } })
     const host = await makeHost()
@@ -134,7 +134,7 @@ describe('interrupts', () => {
   })
 
   test('a running call that finishes within interrupt_grace_ms keeps its result', async () => {
-    tool({ name: 'tidy', parallelSafe: true, handler: async (_a, ctx) => { await untilAbort(ctx.signal); return 'stopped cleanly with partial output' } })
+    tool({ name: 'tidy', parallelSafe: true, handler: async (_a, ctx) => { await untilAbort(ctx.call.signal); return 'stopped cleanly with partial output' } })
     const host = await makeHost({ interrupt_grace_ms: 60_000 })
     const controller = new AbortController()
     const started = startedOf(host, 't')
@@ -174,11 +174,11 @@ describe('interrupts', () => {
 })
 
 describe('context-changing tools', () => {
-  test('a changesContext tool runs alone and later calls see its change to ctx.session', async () => {
+  test('a changesContext tool runs alone and later calls see its change to ctx.workspace.session', async () => {
     const gate = createDeferred<void>()
     const log: string[] = []
-    tool({ name: 'peek', parallelSafe: true, handler: async (args: Record<string, unknown>, ctx: ToolContext) => { log.push(`peek ${String(args.tag)} start`); if (args.tag === 'before') await gate.promise; log.push(`peek ${String(args.tag)} end`); return ctx.session.cwd } })
-    tool({ name: 'cd', parallelSafe: true, changesContext: true, handler: (args: Record<string, unknown>, ctx: ToolContext) => { log.push('cd'); ctx.session.cwd = path.join(ctx.root, String(args.path)); return 'ok' } })
+    tool({ name: 'peek', parallelSafe: true, handler: async (args: Record<string, unknown>, ctx: ToolContext) => { log.push(`peek ${String(args.tag)} start`); if (args.tag === 'before') await gate.promise; log.push(`peek ${String(args.tag)} end`); return ctx.workspace.session.cwd } })
+    tool({ name: 'cd', parallelSafe: true, changesContext: true, handler: (args: Record<string, unknown>, ctx: ToolContext) => { log.push('cd'); ctx.workspace.session.cwd = path.join(ctx.workspace.root, String(args.path)); return 'ok' } })
     const host = await makeHost({ max_workers: 4 })
     const run = host.run([
       { id: 'p1', name: 'peek', arguments: { tag: 'before' } },
@@ -276,7 +276,7 @@ describe('result size', () => {
 describe('result order', () => {
   test.each(['stream', 'run'] as const)('host.%s: stream yields in completion order, run returns call order', async (how) => {
     const gates = new Map<string, Deferred<void>>()
-    tool({ name: 'gated', parallelSafe: true, handler: async (_args: Record<string, unknown>, ctx: ToolContext) => { const g = createDeferred<void>(); gates.set(ctx.callId, g); await g.promise; return ctx.callId } })
+    tool({ name: 'gated', parallelSafe: true, handler: async (_args: Record<string, unknown>, ctx: ToolContext) => { const g = createDeferred<void>(); gates.set(ctx.call.id, g); await g.promise; return ctx.call.id } })
     const host = await makeHost()
     const calls = ['a', 'b', 'c'].map((id) => ({ id, name: 'gated' }))
     const seen: string[] = []
@@ -326,7 +326,7 @@ describe('interrupt from a started listener (regression: reported while building
       name: 'hold_on',
       parallelSafe: true,
       handler: async (_args, ctx) => {
-        await untilAbort(ctx.signal)
+        await untilAbort(ctx.call.signal)
         sawAbort = true
         throw new Error('stopped')
       },

@@ -103,15 +103,15 @@ function onAbort(signal: AbortSignal): { promise: Promise<never>; dispose: () =>
 
 async function handler(args: { behaviour: Behaviour }, ctx: ToolContext): Promise<string> {
   const obs = observer!
-  const me = obs.calls.get(ctx.callId)!
+  const me = obs.calls.get(ctx.call.id)!
   obs.enter(me)
-  const abort = onAbort(ctx.signal)
+  const abort = onAbort(ctx.call.signal)
   try {
     // A hanging handler waits until its timeout (or an interrupt) aborts it, and honours the abort.
     if (args.behaviour === 'hang') await abort.promise
-    else await Promise.race([obs.s.schedule(Promise.resolve(), ctx.callId), abort.promise])
-    if (args.behaviour === 'throw') throw new Error(`boom in ${ctx.callId}`)
-    return `done ${ctx.callId}`
+    else await Promise.race([obs.s.schedule(Promise.resolve(), ctx.call.id), abort.promise])
+    if (args.behaviour === 'throw') throw new Error(`boom in ${ctx.call.id}`)
+    return `done ${ctx.call.id}`
   } finally {
     abort.dispose()
     obs.leave(me)

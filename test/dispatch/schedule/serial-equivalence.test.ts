@@ -48,11 +48,11 @@ function registerTools(): void {
       pathScoped: true,
       readOnly: () => true,
       handler: async (args, ctx) => {
-        const full = path.join(ctx.root, args.path)
-        const first = await snapshot(full, ctx.root)
+        const full = path.join(ctx.workspace.root, args.path)
+        const first = await snapshot(full, ctx.workspace.root)
         await pause(`read ${args.path}`)
         // Read twice around a pause: a write running alongside would make the two differ.
-        const second = await snapshot(full, ctx.root)
+        const second = await snapshot(full, ctx.workspace.root)
         return first === second ? second : `TORN READ: ${first} / ${second}`
       },
     }),
@@ -64,7 +64,7 @@ function registerTools(): void {
       parameters,
       pathScoped: true,
       handler: async (args, ctx) => {
-        const full = path.join(ctx.root, args.path)
+        const full = path.join(ctx.workspace.root, args.path)
         let before = ''
         try {
           before = await readFile(full, 'utf8')
@@ -85,7 +85,7 @@ function registerTools(): void {
       parameters,
       pathScoped: true,
       handler: async (args, ctx) => {
-        const full = path.join(ctx.root, args.path)
+        const full = path.join(ctx.workspace.root, args.path)
         await pause(`overwrite ${args.path}`)
         if ((await stat(full).catch(() => undefined))?.isDirectory()) {
           await rm(full, { recursive: true, force: true })
