@@ -3,7 +3,7 @@
 // them back, so a change to the public surface cannot reach CI without its report (issue 20, item 4).
 // And no report notes a forgotten export: each entry exports every type its signatures use (issue 28, item 2).
 import { spawnSync } from 'node:child_process'
-import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
@@ -50,3 +50,30 @@ test('no committed report notes a forgotten export: each entry exports every typ
   )
   expect(notes, 'export each named type from that entry (`export type { … } from`), then npm run api').toEqual([])
 })
+
+test('a subpath note about a type toolhost exports leaves the report, listed at its top; one about a type no entry exports stays', () => {
+  // A copy of the build where toolhost/otel's declarations use Host (toolhost exports it) and
+  // Planted (no entry does): the committed otel report must differ by that declaration, Planted's
+  // note, and Host in the list of types from toolhost.
+  const planted = path.join(work, 'planted')
+  cpSync(dist, path.join(planted, 'dist'), { recursive: true })
+  symlinkSync(path.join(REPO, 'node_modules'), path.join(planted, 'node_modules'), 'dir')
+  const otel = path.join(planted, 'dist/src/otel')
+  writeFileSync(path.join(otel, 'planted.d.ts'), '/** Exported by no entry. */\nexport interface Planted {\n    id: string;\n}\n')
+  appendFileSync(path.join(otel, 'index.d.ts'), "/** Planted. */\nexport declare function plant(planted: import('./planted.js').Planted, host: import('../index.js').Host): void;\n")
+  const check = spawnSync(process.execPath, [path.join(REPO, 'scripts/api-report.mjs'), '--dist', path.join(planted, 'dist')], { cwd: REPO, encoding: 'utf8' })
+  const output = (check.stdout + check.stderr).replaceAll('\r', '')
+  expect(output).toMatch(/^api: 1 report out of date \(toolhost\/otel\);/m)
+  const changed = output.split('\n').filter((line) => /^[-+](?![-+]{2})/.test(line))
+  expect(changed).toEqual([
+    '-// Types from "toolhost" used here: HostEvent',
+    '+// Types from "toolhost" used here: Host, HostEvent',
+    // API Extractor imports what the types it reaches through Host use.
+    "+import type { ValidateFunction } from 'ajv';",
+    '+// Warning: (ae-forgotten-export) The symbol "Planted" needs to be exported by the entry point index.d.ts',
+    '+//',
+    '+// @public',
+    '+export function plant(planted: Planted, host: Host): void;',
+    '+',
+  ])
+}, 300_000)
