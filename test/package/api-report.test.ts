@@ -1,7 +1,8 @@
 // The committed API reports (api/*.api.md, one per entry of package.json's exports) are what the
 // sources declare: a fresh build of the working tree, read by scripts/api-report.mjs, must give
 // them back, so a change to the public surface cannot reach CI without its report (issue 20, item 4).
-// And no report notes a forgotten export: each entry exports every type its signatures use (issue 28, item 2).
+// And no report notes a forgotten export (issue 28, item 2): a subpath exports its own types, and a note
+// about one toolhost exports leaves its report (scripts/api-report-notes.mjs); any other note fails.
 import { spawnSync } from 'node:child_process'
 import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
@@ -39,7 +40,7 @@ test('every committed report matches the built declarations; a differing one fai
   expect({ removed, added }).toEqual({ removed: ['-a line the declarations do not give'], added: [] })
 }, 300_000)
 
-test('no committed report notes a forgotten export: each entry exports every type its signatures use (issue 28, item 2)', () => {
+test('no committed report notes a forgotten export: each type an entry uses is exported by it or by toolhost (issue 28, item 2)', () => {
   const reports = readdirSync(path.join(REPO, 'api')).filter((file) => file.endsWith('.api.md'))
   expect(reports.length).toBeGreaterThan(1)
   const notes = reports.flatMap((file) =>
@@ -48,7 +49,7 @@ test('no committed report notes a forgotten export: each entry exports every typ
       .filter((line) => line.includes('ae-forgotten-export'))
       .map((line) => `${file}: ${line.trim()}`),
   )
-  expect(notes, 'export each named type from that entry (`export type { … } from`), then npm run api').toEqual([])
+  expect(notes, 'export each named type from that entry, or from toolhost if users need it there too, then npm run api').toEqual([])
 })
 
 test('a subpath note about a type toolhost exports leaves the report, listed at its top; one about a type no entry exports stays', () => {
