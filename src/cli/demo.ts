@@ -25,7 +25,10 @@ export async function demoCommand(args: CliArgs, io: Output): Promise<number> {
   // The demo never stops to ask (CI runs it without a terminal): its file edits run on the scratch
   // copy, and a call that would ask is refused, unless --permission-mode or --yes says otherwise.
   const permissionMode: PermissionMode = (args.permissionMode as PermissionMode | undefined) ?? 'accept-edits'
-  const host = await createHostForCli(args, { root: scratch, options: { permissionMode, approve: args.yes ? approveEverything : undefined } }, io)
+  // Only the built-in tools, and nothing of the current folder: not its config.yaml, .env or
+  // plugins/ (a project's own plugins would ask for trust on the scratch copy), unless --config names one.
+  const config = args.config === undefined ? { config: { env_file: '', plugins: { dirs: [] } } } : {}
+  const host = await createHostForCli(args, { root: scratch, options: { ...config, permissionMode, approve: args.yes ? approveEverything : undefined } }, io)
   try {
     io.out('toolhost demo: first the tools toolhost comes with, then one batch of')
     io.out(`${calls.length} tool calls, as a model would send them, run on a scratch copy of a small project.`)

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
@@ -156,6 +156,27 @@ describe('toolhost demo', () => {
     expect(planned.stdout).not.toMatch(/permission: deny/)
     expect(snapshot(workspace)).toEqual(before)
     expect(snapshot(dir)).not.toHaveProperty('docs/todo.md')
+  }, 60_000)
+})
+
+describe('toolhost demo in a project of its own', () => {
+  // Friction seen in a fresh project: the demo loaded the project's plugins/ against its scratch
+  // copy and asked to trust that temporary folder. It reads nothing of the current folder.
+  test('leaves the current folder\'s config.yaml, .env and plugins alone: no trust question, only the built-in tools', async () => {
+    const project = mkdtempSync(path.join(os.tmpdir(), 'toolhost-demo-project-'))
+    try {
+      mkdirSync(path.join(project, 'plugins'))
+      writeFileSync(path.join(project, 'plugins/hi.mjs'), "import { defineTool } from 'toolhost'\nexport default defineTool({ name: 'project_hi', description: 'Says hi.', parameters: { type: 'object', properties: {}, additionalProperties: false }, handler: () => 'hi' })\n")
+      writeFileSync(path.join(project, 'config.yaml'), 'dispatch:\n  max_workers: not-a-number\n')
+      writeFileSync(path.join(project, '.env'), 'TOOLHOST_WEBHOOK_URL=http://127.0.0.1:9/hook\n')
+      const run = await spawned(['demo'], project)
+      expect(run.code, run.stderr).toBe(0)
+      expect(run.stderr).not.toMatch(/trust|not loaded|config\.yaml/i)
+      expect(run.stdout).not.toContain('project_hi')
+      expect(run.stdout).toMatch(/^notify_webhook +notify +hidden: missing env var TOOLHOST_WEBHOOK_URL$/m)
+    } finally {
+      rmSync(project, { recursive: true, force: true })
+    }
   }, 60_000)
 })
 
