@@ -24,8 +24,13 @@ export function noopTool(name: string) {
   return defineTool<{ n: number }>({ name, description: `No-op ${name} (benchmark).`, parameters, parallelSafe: true, readOnly: () => true, handler: noop })
 }
 
-export function calls(count: number, prefix: string): ToolCall[] {
-  return Array.from({ length: count }, (_, i) => ({ id: `${prefix}${i}`, name: 'noop', arguments: `{"n":${i}}` }))
+export function calls(count: number, prefix: string, name = 'noop'): ToolCall[] {
+  return Array.from({ length: count }, (_, i) => ({ id: `${prefix}${i}`, name, arguments: `{"n":${i}}` }))
+}
+
+/** The no-op tool whose handler returns a promise (an async function), as most real handlers do. */
+export function asyncNoopTool(name: string) {
+  return defineTool<{ n: number }>({ name, description: `Async no-op ${name} (benchmark).`, parameters, parallelSafe: true, readOnly: () => true, handler: async (args) => noop(args) })
 }
 
 export interface Timing {
@@ -197,6 +202,7 @@ export async function runCost(options: BenchOptions): Promise<{ tables: Table[];
   const runs = options.runs
   const bench = await createBenchHost({})
   bench.registry.register(noopTool('noop'))
+  bench.registry.register(asyncNoopTool('noop_async'))
   const { host } = bench
   const bare = async (count: number): Promise<void> => {
     for (let i = 0; i < count; i++) await noop({ n: i })
@@ -235,6 +241,13 @@ export async function runCost(options: BenchOptions): Promise<{ tables: Table[];
   const allocated1 = await allocatedPerCall(host, 1, allocatedCalls / 4, flushAudit)
   const allocated8 = await allocatedPerCall(host, 8, allocatedCalls, flushAudit)
   const allocatedK = await allocatedPerCall(host, 1000, allocatedCalls, flushAudit)
+  // Handlers that return a promise: each holds its worker slot until it settles (worker-slots.ts).
+  // Last: the handler returning a promise makes the pipeline's call sites see both kinds, which
+  // would slow the rows above had they run after it.
+  const eightAsync = calls(8, 'eightAsync', 'noop_async')
+  const thousandAsync = calls(1000, 'kAsync', 'noop_async')
+  const eightAsyncHost = await measure(runs, Math.round(1000 * scale), 1, () => host.run(eightAsync), flushAudit)
+  const kAsyncHost = await measure(runs, Math.max(3, Math.round(20 * scale)), 1000, () => host.run(thousandAsync), flushAudit)
   const failed = (await host.run(eight)).filter((r) => !r.ok)
   if (failed.length > 0) throw new Error(`cost benchmark: a no-op call failed: ${failed[0]!.content}`)
   await bench.dispose()
@@ -286,6 +299,8 @@ export async function runCost(options: BenchOptions): Promise<{ tables: Table[];
           row('batch of 8', eightHost, eightBare, 'batch'),
           row('batch of 8, per call', per(eightHost, 8), per(eightBare, 8), 'call'),
           row('one batch of 1,000, per call', kHost, kBare, 'call'),
+          row('batch of 8, async no-op handlers', eightAsyncHost, eightBare, 'batch'),
+          row('one batch of 1,000, async no-op handlers, per call', kAsyncHost, kBare, 'call'),
           row('batch of 8, its audit lines written', eightAudited, eightBare, 'batch'),
           row('one batch of 1,000, its audit lines written, per call', kAudited, kBare, 'call'),
           row('getDefinitions, 1,000 tools, first call', defsFirst, undefined, 'call'),
@@ -313,6 +328,7 @@ export async function runCost(options: BenchOptions): Promise<{ tables: Table[];
         ],
         notes: [
           'arguments are raw JSON text (so parse counts), validated by the compiled schema, authorised (permissions bypass), footprinted, scheduled (graph, max_workers 8) and shaped; the bare loop awaits the same handler directly',
+          'the no-op handlers answer at once (return no promise), so a worker slot takes the next call without a new p-queue task (src/dispatch/schedule/worker-slots.ts); the “async no-op handlers” rows return a promise, as most real handlers do: each call is one p-queue task, held until it settles',
           'host CPU = user + system CPU time of this process over the same loops (V8’s GC threads included): on a shared machine it is the steadier figure (wall time includes waiting for a core)',
           'the rows above the audit rows run batch after batch without a turn of the event loop, so no audit line is serialised or written inside them (a host does that at the next turn; here it is done between runs, untimed); the rows “its audit lines written” wait for each batch’s lines to be appended to the audit log (one append per batch; the file stays open between appends) before the next batch, as when batches arrive from a model',
           `p-queue’s share: a node --cpu-prof of ${share.seconds} s of batches (of 8, then of 1,000) in a child process; the samples spent in p-queue and its EventEmitter, and in the microtask bookkeeping its queueMicrotask costs (an AsyncResource per task), not below our task function, times the best µs above; garbage collection (its share in brackets) is not split by who allocated, so the p-queue objects it collects are not counted`,

@@ -70,15 +70,24 @@ export class ReadyQueue implements Queue<RunFunction, ReadyOptions> {
   }
 
   dequeue(): RunFunction | undefined {
+    return this.#next()?.run
+  }
+
+  /** Takes the next entry out and returns its `item` (for a queue whose entries stand for items, not tasks). */
+  takeNext(): unknown {
+    return this.#next()?.item
+  }
+
+  #next(): Entry | undefined {
     const top = this.#heap[0]
     const first = this.#runHead < this.#run.length ? this.#run[this.#runHead]! : undefined
     if (first !== undefined && (top === undefined || this.#before(first, top))) {
       this.#takeFirstOfRun(first)
-      return first.run
+      return first
     }
     if (top === undefined) return undefined
     this.#removeAt(0)
-    return top.run
+    return top
   }
 
   setPriority(id: string, priority: number): void {

@@ -3,19 +3,23 @@ import type { ToolProfile } from './duration-estimates.js'
 import type { PoolJob, RateGroup } from './pool-job.js'
 import { RateGroups, type PoolWorkers, type RateGroupsOptions } from './rate-groups.js'
 import type { RateLimit, RateRule } from './rate-limits.js'
-import { ReadyQueue, type ReadyOptions } from './ready-queue.js'
-import { ReusedAddOptions } from './reused-add-options.js'
+import { ReadyQueue } from './ready-queue.js'
+import { WorkerSlots } from './worker-slots.js'
 
 // Rate-cleared calls go first for the next free worker (they have already waited for their slot).
 const FIRST = Number.MAX_VALUE
 // Up to this many changed priorities are set one by one (a scan each); more, and the queues are reordered.
 const FEW_CHANGES = 16
+// The worker queue's entries stand for calls (their `item`); a slot starts each (worker-slots.ts).
+const NOT_A_TASK = (): Promise<unknown> => Promise.resolve()
 
 /**
  * The worker pool: p-queue runs every handler, `max_workers` at once (its `concurrency`, settable
  * while running). The scheduler hands it a call once nothing the call conflicts with is unreleased;
  * the pool decides which waiting call gets the next free worker: the highest priority (the longest
- * estimated chain of work behind it), then the earliest arrival.
+ * estimated chain of work behind it), then the earliest arrival. The calls wait in the pool's
+ * `ReadyQueue`; p-queue's tasks are slots that take them (worker-slots.ts: a slot whose handler
+ * answers at once takes the next call in the same worker).
  *
  * A call under a `rate_limits` rule first waits in its rate group (`rate-groups.ts`) without holding
  * a worker; once its rate slot is given it goes first in line for a worker. The groups run only while
@@ -29,9 +33,10 @@ const FEW_CHANGES = 16
  * pool.enqueue(job) // starts now if a worker is free, else waits by priority
  */
 export class WorkerPool {
-  readonly #queue: PQueue<ReadyQueue, ReadyOptions>
-  // p-queue's queue of calls waiting for a worker (the instance p-queue made of our queue class).
-  #ready: ReadyQueue | undefined
+  readonly #queue: PQueue
+  // The calls waiting for a worker, best first.
+  readonly #ready = new ReadyQueue()
+  readonly #slots: WorkerSlots<PoolJob>
   readonly #run: (job: PoolJob) => Promise<unknown> | undefined
   readonly #onMoved: ((jobs: readonly PoolJob[]) => void) | undefined
   readonly #rates: RateGroups
@@ -40,24 +45,15 @@ export class WorkerPool {
   // Rate-cleared calls handed to the worker queue and not yet started: they count as busy workers.
   #cleared = 0
   #throttled = false
-  readonly #addOptions = new ReusedAddOptions()
+  #held = false
 
   /**
    * `onMoved`: calls that new rate limits moved (into a rate group, or out of one), to announce their
    * new wait. `onRateWait`, `store`, `onStoreFailure`: the rate groups' (`RateGroupsOptions`).
    */
   constructor(options: RateGroupsOptions & { concurrency: number; run: (job: PoolJob) => Promise<unknown> | undefined; rateLimits?: Readonly<Record<string, RateLimit>>; onMoved?: (jobs: readonly PoolJob[]) => void }) {
-    // The queue class hands each instance p-queue makes of it back to this pool (see `setRateLimits`).
-    const pool = this
-    this.#queue = new PQueue<ReadyQueue, ReadyOptions>({
-      concurrency: options.concurrency,
-      queueClass: class WorkerQueue extends ReadyQueue {
-        constructor() {
-          super()
-          pool.#ready = this
-        }
-      },
-    })
+    this.#queue = new PQueue({ concurrency: options.concurrency })
+    this.#slots = new WorkerSlots<PoolJob>(this.#queue, this.#ready, (job) => this.#start(job), () => !this.#held && !this.#throttled)
     this.#run = options.run
     this.#onMoved = options.onMoved
     // Made once: the rate groups' only way to the workers (nothing per call).
@@ -89,22 +85,27 @@ export class WorkerPool {
   /** A new worker limit: calls already running go on; calls not yet started see the new limit. */
   set concurrency(workers: number) {
     this.#queue.concurrency = workers
+    this.#slots.fill()
     this.#rates.balance()
   }
 
   /** Calls waiting for a worker or for a rate slot. */
   get waiting(): number {
-    return this.#queue.size + this.#rates.waiting
+    return this.#ready.size + this.#rates.waiting
   }
 
   /** Holds starting off while the scheduler hands over calls that became ready together. */
   hold(): void {
+    this.#held = true
     this.#queue.pause()
   }
 
   /** Starts waiting calls by priority while workers are free (unless throttled). */
   go(): void {
-    if (!this.#throttled) this.#queue.start()
+    this.#held = false
+    if (this.#throttled) return
+    this.#queue.start()
+    this.#slots.fill()
   }
 
   /**
@@ -118,8 +119,11 @@ export class WorkerPool {
       this.#queue.pause()
       // No worker can be used now: rate groups give no slot either (it would be spent waiting).
       this.#rates.pause()
-    } else {
+    } else if (!this.#held) {
       this.#queue.start()
+      this.#slots.fill()
+      this.#rates.balance()
+    } else {
       this.#rates.balance()
     }
   }
@@ -145,7 +149,7 @@ export class WorkerPool {
   setRateLimits(limits: Readonly<Record<string, RateLimit>>): void {
     const moved = this.#rates.setLimits(limits)
     if (this.#rates.rules.length > 0) {
-      const covered = this.#ready?.take((job) => isPoolJob(job) && job.place === 'worker' && job.profile !== undefined && this.#rates.ruleOf(job.profile) !== undefined) ?? []
+      const covered = this.#ready.take((job) => isPoolJob(job) && job.place === 'worker' && job.profile !== undefined && this.#rates.ruleOf(job.profile) !== undefined)
       for (const job of covered as PoolJob[]) {
         job.place = 'none'
         moved.push(job)
@@ -164,7 +168,7 @@ export class WorkerPool {
 
   /** The call's priority changed while it waits: p-queue's `setPriority` on its waiting task. */
   reprioritise(job: PoolJob): void {
-    if (job.place === 'worker') this.#queue.setPriority(job.key, job.bottom)
+    if (job.place === 'worker') this.#ready.setPriority(job.key, job.bottom)
     else if (job.place === 'rate') job.rate!.group.queue.setPriority(job.key, job.bottom)
   }
 
@@ -181,7 +185,7 @@ export class WorkerPool {
       const job = item as PoolJob
       return job.place === 'cleared' ? FIRST : job.bottom
     }
-    this.#ready?.reorder(priorityOf)
+    this.#ready.reorder(priorityOf)
     this.#rates.reorder(priorityOf)
   }
 
@@ -201,6 +205,7 @@ export class WorkerPool {
 
   freed(): void {
     this.#running--
+    this.#slots.fill()
     this.#rates.balance()
   }
 
@@ -216,10 +221,9 @@ export class WorkerPool {
 
   #toWorkers(job: PoolJob, priority: number): void {
     job.place = priority === FIRST ? 'cleared' : 'worker'
-    // No `signal`, no timeout, no listener: p-queue adds no abort plumbing per call. The returned
-    // promise is dropped: the task never throws (the scheduler turns every failure into an outcome).
-    void this.#queue.add<unknown>(() => this.#start(job), this.#addOptions.fill(priority, job.key, job.seq, job))
-    this.#addOptions.clear()
+    // The entry object is the queue's heap entry itself (ready-queue.ts): one object per call.
+    this.#ready.enqueue(NOT_A_TASK, { id: job.key, priority, seq: job.seq, item: job })
+    this.#slots.fill()
   }
 
   #start(job: PoolJob): Promise<unknown> | undefined {
