@@ -29,8 +29,9 @@ interface Entry {
 }
 
 /**
- * p-queue's queue class for the worker pool: the calls that wait only for a worker, highest
- * priority first and, between equal priorities, the earliest arrival (call order) first (p-queue's
+ * The worker pool's queue (its slots take the next call from it, worker-slots.ts) and p-queue's
+ * queue class for the rate groups: waiting calls (for a worker, or in a group for a rate slot),
+ * highest priority first and, between equal priorities, the earliest arrival (call order) first (p-queue's
  * own sorted array ties by enqueue order, which is not call order when later calls become ready
  * first). A binary heap, O(log n) in and out, beside a run of entries that arrived already in
  * order (each after the one before: the common case, equal priorities in call order), which go in
