@@ -1,6 +1,5 @@
 import { describeThrown, isErrorCode, isToolhostError } from '../../contract/errors.js'
 import type { AnyTool, ToolContext, ToolError } from '../../contract/types.js'
-import { createDeferred } from '../../contract/deferred.js'
 import { CALL_ERRORS } from '../../contract/call-errors.js'
 import { thrownAt } from './thrown-at.js'
 
@@ -64,53 +63,99 @@ export function executeCall(tool: AnyTool, args: Record<string, unknown>, contex
     return doneExecution(failedOutcome(tool.name, error, context, options)) // a returned Proxy whose `then` throws
   }
   if (!thenable) return doneExecution({ ok: true, value })
-  const answer = createDeferred<Outcome>()
-  const settle = createDeferred<{ abandoned: boolean }>()
-  let interrupted = false
-  let abandonTimer: NodeJS.Timeout | undefined
-  let graceTimer: NodeJS.Timeout | undefined
+  return new RunningExecution(tool.name, value as PromiseLike<unknown>, context, controller, options)
+}
 
-  const startAbandonClock = (why: string): void => {
-    if (abandonTimer || settle.settled) return
-    abandonTimer = setTimeout(() => {
-      if (settle.settled) return
-      options.onAbandon?.(why, context.call.id)
-      settle.resolve({ abandoned: true })
-    }, options.graceMs)
-    // Not unref'd: a CLI waiting for this call's release (a conflicting call behind it) must not see
-    // its event loop empty and exit before the abandonment answers.
+/**
+ * A handler that returned a promise: its answer (first of its value, its timeout, an interrupt)
+ * and its settling. A class, not closures over locals: one object holds the timers and the two
+ * promises' resolvers, and no per-call closure needs a name (tsx wraps each named one in a
+ * defineProperty call, seen in BENCHMARKS.md's "async no-op handlers" rows).
+ */
+class RunningExecution implements Execution {
+  readonly answered: Promise<Outcome>
+  readonly settled: Promise<{ abandoned: boolean }>
+  #answer!: (outcome: Outcome) => void
+  #settle!: (how: { abandoned: boolean }) => void
+  #isAnswered = false
+  #isSettled = false
+  #interrupted = false
+  readonly #timer: NodeJS.Timeout
+  #abandonTimer: NodeJS.Timeout | undefined
+  #graceTimer: NodeJS.Timeout | undefined
+  readonly #name: string
+  readonly #context: ToolContext
+  readonly #controller: AbortController
+  readonly #options: ExecuteOptions
+
+  constructor(name: string, value: PromiseLike<unknown>, context: ToolContext, controller: AbortController, options: ExecuteOptions) {
+    this.#name = name
+    this.#context = context
+    this.#controller = controller
+    this.#options = options
+    this.answered = new Promise<Outcome>((resolve) => {
+      this.#answer = resolve
+    })
+    this.settled = new Promise<{ abandoned: boolean }>((resolve) => {
+      this.#settle = resolve
+    })
+    // setTimeout fires at once for delays past 2^31-1 ms (about 24.8 days); cap it there.
+    this.#timer = setTimeout(() => this.#timedOut(), Math.min(options.timeoutMs, MAX_TIMER_MS))
+    Promise.resolve(value).then(
+      (result: unknown) => this.#finished({ ok: true, value: result }),
+      (error: unknown) => this.#finished(this.#interrupted ? interruptedOutcome(name) : failedOutcome(name, error, context, options)),
+    )
   }
 
-  // setTimeout fires at once for delays past 2^31-1 ms (about 24.8 days); cap it there.
-  const timer = setTimeout(() => {
-    const error = CALL_ERRORS.timedOut(tool.name, options.timeoutMs)
-    controller.abort(new Error(error.message))
-    answer.resolve({ ok: false, error })
-    startAbandonClock(`${tool.name} ignored its abort ${options.graceMs} ms after timing out`)
-  }, Math.min(options.timeoutMs, MAX_TIMER_MS))
+  /** The run was interrupted: abort the handler and answer E_INTERRUPTED unless it finishes within the grace. */
+  interrupt(): void {
+    if (this.#interrupted || this.#isAnswered) return
+    this.#interrupted = true
+    // The interrupt decides the answer now; a timeout firing later must not change it.
+    clearTimeout(this.#timer)
+    this.#controller.abort(new Error('interrupted by the user'))
+    this.#graceTimer = setTimeout(() => this.#resolveAnswer(interruptedOutcome(this.#name)), this.#options.graceMs)
+    this.#startAbandonClock(`${this.#name} ignored its interrupt for ${this.#options.graceMs} ms`)
+  }
 
-  Promise.resolve(value).then(
-    (value: unknown) => answer.resolve({ ok: true, value }),
-    (error: unknown) => answer.resolve(interrupted ? interruptedOutcome(tool.name) : failedOutcome(tool.name, error, context, options)),
-  ).finally(() => {
-    clearTimeout(timer)
-    clearTimeout(abandonTimer)
-    clearTimeout(graceTimer)
-    settle.resolve({ abandoned: false })
-  })
+  // The handler's promise settled: its outcome answers the call unless something answered first,
+  // and the call is released (answered first, so its result comes before its release).
+  #finished(outcome: Outcome): void {
+    this.#resolveAnswer(outcome)
+    clearTimeout(this.#timer)
+    clearTimeout(this.#abandonTimer)
+    clearTimeout(this.#graceTimer)
+    this.#resolveSettled({ abandoned: false })
+  }
 
-  return {
-    answered: answer.promise,
-    settled: settle.promise,
-    interrupt() {
-      if (interrupted || answer.settled) return
-      interrupted = true
-      // The interrupt decides the answer now; a timeout firing later must not change it.
-      clearTimeout(timer)
-      controller.abort(new Error('interrupted by the user'))
-      graceTimer = setTimeout(() => answer.resolve(interruptedOutcome(tool.name)), options.graceMs)
-      startAbandonClock(`${tool.name} ignored its interrupt for ${options.graceMs} ms`)
-    },
+  #timedOut(): void {
+    const error = CALL_ERRORS.timedOut(this.#name, this.#options.timeoutMs)
+    this.#controller.abort(new Error(error.message))
+    this.#resolveAnswer({ ok: false, error })
+    this.#startAbandonClock(`${this.#name} ignored its abort ${this.#options.graceMs} ms after timing out`)
+  }
+
+  #startAbandonClock(why: string): void {
+    if (this.#abandonTimer || this.#isSettled) return
+    // Not unref'd: a CLI waiting for this call's release (a conflicting call behind it) must not see
+    // its event loop empty and exit before the abandonment answers.
+    this.#abandonTimer = setTimeout(() => {
+      if (this.#isSettled) return
+      this.#options.onAbandon?.(why, this.#context.call.id)
+      this.#resolveSettled({ abandoned: true })
+    }, this.#options.graceMs)
+  }
+
+  #resolveAnswer(outcome: Outcome): void {
+    if (this.#isAnswered) return
+    this.#isAnswered = true
+    this.#answer(outcome)
+  }
+
+  #resolveSettled(how: { abandoned: boolean }): void {
+    if (this.#isSettled) return
+    this.#isSettled = true
+    this.#settle(how)
   }
 }
 
