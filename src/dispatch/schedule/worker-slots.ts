@@ -2,13 +2,15 @@
 // p-queue task, so it holds one of p-queue's `concurrency` workers; it takes the waiting call that
 // goes first (ready-queue.ts's order), and when that call's handler answers at once (returns no
 // promise) it takes the next, in the same worker, until one returns a promise: that slot stays with
-// the running handler until it settles, and a new slot is added for the calls still waiting.
+// the running handler until it settles (a new slot is added for the calls still waiting), then goes
+// on taking calls.
 //
 // What it saves: p-queue's own work per task (an async `add` with its promises, an options copy,
 // a Symbol, closures, a running-task entry, two `Date.now()`, a `queueMicrotask`, four events) for
-// every call whose handler answers at once. BENCHMARKS.md's cost rows show it (their no-op
-// handlers answer at once); the row "batch of 8, async no-op handlers" is the case it does not
-// help: a handler that returns a promise holds its slot, one p-queue task per call as before.
+// every call whose handler answers at once, and for every call that a slot takes after its handler
+// settled (more calls waiting than workers). BENCHMARKS.md's cost rows show it (their no-op
+// handlers answer at once); the row "batch of 8, async no-op handlers" is the case it cannot help:
+// eight handlers that return a promise on eight workers are eight slots.
 //
 // What it keeps: p-queue is the only limit on how many handlers run at once (a handler runs only
 // inside a slot, one at a time, and a slot stops taking calls when p-queue's `pending` is over its
@@ -62,9 +64,20 @@ export class WorkerSlots<Job> {
     }
   }
 
-  // One p-queue task: calls one after another while each answers at once; the promise of the first
-  // that does not (p-queue frees the worker when it settles), or nothing once no call may be taken.
-  readonly #slot = (): Promise<unknown> | undefined => {
+  // One p-queue task: calls one after another, in one worker, while any may be taken. A handler that
+  // returns a promise keeps the worker (another slot is added for the calls still waiting); once it
+  // settles, this slot goes on taking calls. An async function with a loop, so a slot that runs many
+  // such calls holds one promise, not a chain of them.
+  readonly #slot = async (): Promise<void> => {
+    for (let running = this.#takeUntilAsync(); running !== undefined; running = this.#takeUntilAsync()) {
+      await running
+      this.#free++
+    }
+  }
+
+  // Starts calls while they answer at once; the first promise a handler returns, or nothing once no
+  // call may be taken (this slot is then no longer free: it ends, or waits for that promise).
+  #takeUntilAsync(): Promise<unknown> | undefined {
     const queue = this.#queue
     const ready = this.#ready
     while (ready.size > 0 && this.#mayTake() && queue.pending <= queue.concurrency) {

@@ -153,4 +153,20 @@ describe('WorkerSlots', () => {
     await flush()
     expect(p.started).toEqual([1, 2, 3, 4, 5])
   })
+
+  it('a slot goes on taking calls once its handler settled: 20 async calls on 2 workers are 3 p-queue tasks', async () => {
+    const p = pool(2)
+    for (let seq = 1; seq <= 20; seq++) p.add({ seq, priority: 0, kind: 'async' })
+    await flush()
+    expect(p.started).toEqual([1, 2])
+    while (p.pending.size > 0) {
+      for (const seq of [...p.pending.keys()]) p.settle(seq)
+      await flush()
+    }
+    expect(p.started).toEqual(Array.from({ length: 20 }, (_, i) => i + 1))
+    expect(p.peak).toBe(2)
+    // The two slots that ran the calls, and the one added while both were busy (it found nothing left).
+    expect(p.tasks).toBe(3)
+    expect(p.queue.pending).toBe(0)
+  })
 })
