@@ -18,8 +18,8 @@ const NOT_A_TASK = (): Promise<unknown> => Promise.resolve()
  * while running). The scheduler hands it a call once nothing the call conflicts with is unreleased;
  * the pool decides which waiting call gets the next free worker: the highest priority (the longest
  * estimated chain of work behind it), then the earliest arrival. The calls wait in the pool's
- * `ReadyQueue`; p-queue's tasks are slots that take them (worker-slots.ts: a slot whose handler
- * answers at once takes the next call in the same worker).
+ * `ReadyQueue`; p-queue's tasks are slots that take them one after another (worker-slots.ts: a
+ * slot takes the next call as soon as its handler answers at once or settles).
  *
  * A call under a `rate_limits` rule first waits in its rate group (`rate-groups.ts`) without holding
  * a worker; once its rate slot is given it goes first in line for a worker. The groups run only while
