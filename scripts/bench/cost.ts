@@ -20,18 +20,16 @@ import { fmt, median, verdict, type Table } from './table.js'
 const parameters = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false } as const
 const noop = (args: { n: number }): string => (args.n >= 0 ? 'ok' : 'negative')
 
-export function noopTool(name: string) {
-  return defineTool<{ n: number }>({ name, description: `No-op ${name} (benchmark).`, parameters, parallelSafe: true, readOnly: () => true, handler: noop })
+/** A no-op tool; `async`: its handler returns a promise (an async function), as most real handlers do. */
+export function noopTool(name: string, kind: 'sync' | 'async' = 'sync') {
+  const handler = kind === 'sync' ? noop : async (args: { n: number }) => noop(args)
+  return defineTool<{ n: number }>({ name, description: `No-op ${name} (benchmark${kind === 'async' ? ', async' : ''}).`, parameters, parallelSafe: true, readOnly: () => true, handler })
 }
 
 export function calls(count: number, prefix: string, name = 'noop'): ToolCall[] {
   return Array.from({ length: count }, (_, i) => ({ id: `${prefix}${i}`, name, arguments: `{"n":${i}}` }))
 }
 
-/** The no-op tool whose handler returns a promise (an async function), as most real handlers do. */
-export function asyncNoopTool(name: string) {
-  return defineTool<{ n: number }>({ name, description: `Async no-op ${name} (benchmark).`, parameters, parallelSafe: true, readOnly: () => true, handler: async (args) => noop(args) })
-}
 
 export interface Timing {
   /** Wall-clock µs per unit: the best (lowest) of the runs, the figure least inflated by other load. */
@@ -202,7 +200,7 @@ export async function runCost(options: BenchOptions): Promise<{ tables: Table[];
   const runs = options.runs
   const bench = await createBenchHost({})
   bench.registry.register(noopTool('noop'))
-  bench.registry.register(asyncNoopTool('noop_async'))
+  bench.registry.register(noopTool('noop_async', 'async'))
   const { host } = bench
   const bare = async (count: number): Promise<void> => {
     for (let i = 0; i < count; i++) await noop({ n: i })

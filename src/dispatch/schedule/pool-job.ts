@@ -12,7 +12,7 @@ export type PoolPlace = 'none' | 'worker' | 'rate' | 'cleared' | 'started'
 /** What the pool needs of a scheduled call (the scheduler's Job). */
 export interface PoolJob {
   readonly seq: number
-  /** p-queue's task id: unique per call, for `setPriority`. */
+  /** The call's id in the queue it waits in: unique per call, for `setPriority`. */
   readonly key: string
   readonly profile: ToolProfile | undefined
   /** The priority: the estimated chain of work still behind this call (its bottom level). */

@@ -94,17 +94,17 @@ export class WorkerPool {
     return this.#ready.size + this.#rates.waiting
   }
 
-  /** Holds starting off while the scheduler hands over calls that became ready together. */
+  /**
+   * Holds starting off while the scheduler hands over calls that became ready together (the slots
+   * take no call while held, so p-queue itself is never paused).
+   */
   hold(): void {
     this.#held = true
-    this.#queue.pause()
   }
 
   /** Starts waiting calls by priority while workers are free (unless throttled). */
   go(): void {
     this.#held = false
-    if (this.#throttled) return
-    this.#queue.start()
     this.#slots.fill()
   }
 
@@ -116,14 +116,10 @@ export class WorkerPool {
     if (on === this.#throttled) return
     this.#throttled = on
     if (on) {
-      this.#queue.pause()
       // No worker can be used now: rate groups give no slot either (it would be spent waiting).
       this.#rates.pause()
-    } else if (!this.#held) {
-      this.#queue.start()
-      this.#slots.fill()
-      this.#rates.balance()
     } else {
+      this.#slots.fill()
       this.#rates.balance()
     }
   }
@@ -149,8 +145,12 @@ export class WorkerPool {
   setRateLimits(limits: Readonly<Record<string, RateLimit>>): void {
     const moved = this.#rates.setLimits(limits)
     if (this.#rates.rules.length > 0) {
-      const covered = this.#ready.take((job) => isPoolJob(job) && job.place === 'worker' && job.profile !== undefined && this.#rates.ruleOf(job.profile) !== undefined)
-      for (const job of covered as PoolJob[]) {
+      // Every entry of the pool's own queue is a job.
+      const covered = this.#ready.take((item) => {
+        const job = item as PoolJob
+        return job.place === 'worker' && job.profile !== undefined && this.#rates.ruleOf(job.profile) !== undefined
+      }) as PoolJob[]
+      for (const job of covered) {
         job.place = 'none'
         moved.push(job)
       }
@@ -166,7 +166,7 @@ export class WorkerPool {
     if (!this.#rates.admit(job)) this.#toWorkers(job, job.bottom)
   }
 
-  /** The call's priority changed while it waits: p-queue's `setPriority` on its waiting task. */
+  /** The call's priority changed while it waits: `setPriority` in the queue it waits in. */
   reprioritise(job: PoolJob): void {
     if (job.place === 'worker') this.#ready.setPriority(job.key, job.bottom)
     else if (job.place === 'rate') job.rate!.group.queue.setPriority(job.key, job.bottom)
@@ -236,8 +236,4 @@ export class WorkerPool {
   #canStart(): boolean {
     return !this.#throttled && !this.isSaturated()
   }
-}
-
-function isPoolJob(item: unknown): item is PoolJob {
-  return typeof item === 'object' && item !== null && 'place' in item
 }
